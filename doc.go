@@ -1,0 +1,82 @@
+// Package eviction is the map of a library that gives controller authors the
+// eviction decisions of Kubernetes v1.37 as small, pure, importable packages.
+//
+// Kubernetes decides who is evicted in three components, and keeps the logic
+// in k8s.io/kubernetes, a module that is not meant to be imported. This module
+// reproduces those decisions over the real API types of k8s.io/api and
+// k8s.io/apimachinery, and over nothing else: no client, no informers, no
+// feature-gate registry, no logging.
+//
+// # The packages
+//
+// kube-controller-manager: the node lifecycle controller and the taint-eviction
+// controller.
+//
+//   - [github.com/evictkit/eviction/taints]: taint values as kubectl writes
+//     them (parse, format, validate, set operations) and the well-known taints
+//     the control plane sets.
+//   - [github.com/evictkit/eviction/tolerations]: whether a pod tolerates a
+//     node's taints, for how long, and what the taint-eviction controller
+//     decides for a pod on a NoExecute-tainted node.
+//   - [github.com/evictkit/eviction/nodelifecycle]: node health from status
+//     heartbeats and leases, the taints a node must carry for its conditions,
+//     zone disruption states and their eviction rates, and the legacy
+//     pod-eviction-timeout mode of releases up to v1.26.
+//   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
+//     queue on an injected clock (one timer for the whole queue, a bounded
+//     worker pool) and the rate-limited queue the node lifecycle controller
+//     drains per zone.
+//
+// kubelet: node-pressure eviction.
+//
+//   - [github.com/evictkit/eviction/thresholds]: eviction signals and
+//     thresholds, parsed from the kubelet flags and evaluated over time as
+//     the eviction manager does (grace periods, minimum reclaim, node
+//     conditions and their transition period).
+//   - [github.com/evictkit/eviction/ranking]: QoS class and the order in which
+//     a pressured kubelet evicts pods.
+//
+// kube-scheduler: preemption.
+//
+//   - [github.com/evictkit/eviction/preemption]: the victims a pending pod
+//     would preempt on a node, PodDisruptionBudgets included, and the node
+//     the DefaultPreemption plugin would choose.
+//
+// # Exact v1.37 semantics
+//
+// Every function answers as Kubernetes v1.37.2 answers on the same input,
+// with the feature gates at their v1.37 defaults. A gate that changes an
+// answer is an explicit field of the package's Options, whose zero value is
+// upstream's default. The separate conformance module calls upstream and
+// this library on the same generated inputs and requires identical answers.
+//
+// # Deliberate differences
+//
+// The library departs from upstream in three kinds of place only, each named
+// in the package documentation and asserted by a test:
+//
+//   - Upstream is random (map iteration order, unstable sorts, timing of
+//     goroutines): the library picks one of upstream's possible answers and
+//     always the same one, with ties broken by namespace, name and UID or by
+//     node name.
+//   - Upstream has a bug: arithmetic saturates instead of wrapping (a
+//     toleration of 10^10 seconds means "forever", not 290 ms) and the timed
+//     queue has no races between a finishing run and a new one.
+//   - Users have long asked for an option upstream lacks (strict
+//     PodDisruptionBudgets in preemption, thresholds merged with the kubelet
+//     defaults, retries that do not lose an eviction): it is an option, off
+//     by default.
+//
+// # Using it
+//
+// Import the package that decides what you need:
+//
+//	import "github.com/evictkit/eviction/tolerations"
+//
+//	d := tolerations.NoExecuteDecision(node.Spec.Taints, pod.Spec.Tolerations, tolerations.Options{})
+//
+// Functions never mutate the API objects they are given unless their name
+// says so (the ranking functions sort the slice they receive, never the
+// pods in it). Stateful pieces take their clock from k8s.io/utils/clock, so
+// tests run on a fake one.
+package eviction

@@ -1,0 +1,3 @@
+module github.com/evictkit/eviction
+
+go 1.26.0

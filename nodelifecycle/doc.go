@@ -1,0 +1,2 @@
+// Package nodelifecycle is filled in by its own issue.
+package nodelifecycle

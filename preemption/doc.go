@@ -1,0 +1,2 @@
+// Package preemption is filled in by its own issue.
+package preemption

@@ -1,0 +1,2 @@
+// Package ranking is filled in by its own issue.
+package ranking

@@ -1,0 +1,2 @@
+// Package taints is filled in by its own issue.
+package taints

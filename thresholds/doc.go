@@ -1,0 +1,2 @@
+// Package thresholds is filled in by its own issue.
+package thresholds

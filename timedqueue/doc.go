@@ -1,0 +1,2 @@
+// Package timedqueue is filled in by its own issue.
+package timedqueue

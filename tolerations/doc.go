@@ -1,0 +1,2 @@
+// Package tolerations is filled in by its own issue.
+package tolerations
