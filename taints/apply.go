@@ -1,0 +1,130 @@
+package taints
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+)
+
+// Operation is the verb `kubectl taint` prints for a node it changed.
+type Operation string
+
+// The operations, as kubectl words them ("node/n1 tainted").
+const (
+	// Modified means --overwrite was given, or the command both grew the list and removed a taint.
+	Modified Operation = "modified"
+	// Tainted means the additions changed the number of taints.
+	Tainted Operation = "tainted"
+	// Untainted means neither of the above: without --overwrite, the number of taints did not
+	// grow (typically removals only).
+	Untainted Operation = "untainted"
+)
+
+// ApplyOptions configures [Apply]. The zero value is kubectl's default.
+type ApplyOptions struct {
+	// Overwrite is kubectl's --overwrite: allow an addition to replace the value of an existing
+	// taint with the same (Key, Effect). Off by default.
+	Overwrite bool
+	// NodeName only appears in the error message for an existing taint, as kubectl prints it.
+	NodeName string
+}
+
+// Apply computes the taints a node ends up with after `kubectl taint` with the given additions
+// and removals (as returned by [ParseSpecs]), and the verb kubectl prints. The input slices are
+// never modified; the result is a fresh slice.
+//
+// The rules are kubectl's:
+//  1. An addition whose key equals a removal's key, where the removal has no effect or the
+//     same effect, is [ErrConflict].
+//  2. Without Overwrite, an addition with the (Key, Effect) of an existing taint is
+//     [ErrAlreadyExists] (values do not matter).
+//  3. The new list is the additions in order, then every existing taint whose (Key, Effect)
+//     no addition has, in node order: an overwritten taint moves to the front.
+//  4. Removals apply in order: with an effect they drop that (Key, Effect), without one every
+//     taint of the key. Each removal that drops nothing adds an [ErrNotFound] error; those
+//     errors are aggregated and fail the whole call.
+//  5. The verb is [Modified] if Overwrite, or if step 3 changed the number of taints and the
+//     last removal dropped something; else [Tainted] if step 3 changed the number; else
+//     [Untainted].
+//
+// On error the returned list is nil and the operation empty.
+func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, Operation, error) {
+	var conflicts []string
+	for i := range add {
+		for j := range remove {
+			if add[i].Key == remove[j].Key && (remove[j].Effect == "" || remove[j].Effect == add[i].Effect) {
+				conflicts = append(conflicts, remove[j].Key+"="+string(remove[j].Effect))
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, "", newError(ErrConflict, "can not both modify and remove the following taint(s) in the same command: "+strings.Join(conflicts, ", "))
+	}
+	if !opts.Overwrite {
+		if keys := AlreadyExists(nodeTaints, add); keys != "" {
+			return nil, "", newError(ErrAlreadyExists, fmt.Sprintf("node %s already has %s taint(s) with same effect(s) and --overwrite is false", opts.NodeName, keys))
+		}
+	}
+
+	out := make([]v1.Taint, 0, len(add)+len(nodeTaints))
+	out = append(out, add...)
+	for i := range nodeTaints {
+		if !Exists(out, &nodeTaints[i]) {
+			out = append(out, nodeTaints[i])
+		}
+	}
+	grown := len(out) != len(nodeTaints)
+
+	var errs []error
+	removed := false
+	for i := range remove {
+		if remove[i].Effect != "" {
+			out, removed = dropMatching(out, &remove[i])
+		} else {
+			out, removed = dropKey(out, remove[i].Key)
+		}
+		if !removed {
+			errs = append(errs, newError(ErrNotFound, fmt.Sprintf("taint %q not found", Format(remove[i]))))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, "", utilerrors.NewAggregate(errs)
+	}
+	switch {
+	case opts.Overwrite || (grown && removed):
+		return out, Modified, nil
+	case grown:
+		return out, Tainted, nil
+	default:
+		return out, Untainted, nil
+	}
+}
+
+// dropMatching removes the elements with t's (Key, Effect) from list in place.
+func dropMatching(list []v1.Taint, t *v1.Taint) ([]v1.Taint, bool) {
+	n := len(list)
+	list = deleteFunc(list, func(x *v1.Taint) bool { return Match(x, t) })
+	return list, len(list) != n
+}
+
+// dropKey removes the elements with the key from list in place.
+func dropKey(list []v1.Taint, key string) ([]v1.Taint, bool) {
+	n := len(list)
+	list = deleteFunc(list, func(x *v1.Taint) bool { return x.Key == key })
+	return list, len(list) != n
+}
+
+// deleteFunc is slices.DeleteFunc on element pointers; it clears the tail it frees.
+func deleteFunc(list []v1.Taint, del func(*v1.Taint) bool) []v1.Taint {
+	j := 0
+	for i := range list {
+		if !del(&list[i]) {
+			list[j] = list[i]
+			j++
+		}
+	}
+	clear(list[j:])
+	return list[:j]
+}

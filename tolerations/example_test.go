@@ -1,0 +1,141 @@
+package tolerations_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/evictkit/eviction/taints"
+	"github.com/evictkit/eviction/tolerations"
+	v1 "k8s.io/api/core/v1"
+)
+
+func seconds(s int64) *int64 { return &s }
+
+func ExampleTolerates() {
+	taint := v1.Taint{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}
+	for _, tol := range []v1.Toleration{
+		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "gpu"},
+		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "db"},
+		{Key: "dedicated", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+		{Operator: v1.TolerationOpExists}, // empty key + Exists: everything
+	} {
+		fmt.Println(tolerations.Tolerates(&tol, &taint, tolerations.Options{}))
+	}
+
+	// Lt and Gt compare integers, only with the (alpha) comparison operators enabled.
+	sla := v1.Taint{Key: "sla", Value: "950", Effect: v1.TaintEffectNoSchedule}
+	gt := v1.Toleration{Key: "sla", Operator: v1.TolerationOpGt, Value: "750"}
+	fmt.Println(tolerations.Tolerates(&gt, &sla, tolerations.Options{}),
+		tolerations.Tolerates(&gt, &sla, tolerations.Options{ComparisonOperators: true}))
+	// Output:
+	// true
+	// false
+	// false
+	// true
+	// false true
+}
+
+// Only the first toleration that tolerates a taint counts, so the order of the tolerations
+// decides how long the pod may stay.
+func ExampleMatching() {
+	taint := []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoExecute}}
+	forever := v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute}
+	minute := v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: seconds(60)}
+
+	for _, tols := range [][]v1.Toleration{{forever, minute}, {minute, forever}} {
+		used, all := tolerations.Matching(taint, tols, tolerations.Options{})
+		d, stay := tolerations.MinTolerationTime(used)
+		fmt.Printf("all=%v forever=%v after=%v\n", all, stay, d)
+	}
+	// Output:
+	// all=true forever=true after=0s
+	// all=true forever=false after=1m0s
+}
+
+func ExampleMinTolerationTime() {
+	for _, tols := range [][]v1.Toleration{
+		nil,
+		{{TolerationSeconds: nil}},
+		{{TolerationSeconds: seconds(300)}, {TolerationSeconds: nil}, {TolerationSeconds: seconds(60)}},
+		{{TolerationSeconds: seconds(300)}, {TolerationSeconds: seconds(-1)}},
+		{{TolerationSeconds: seconds(18446744074)}}, // upstream wraps this to 290ms
+	} {
+		d, forever := tolerations.MinTolerationTime(tols)
+		fmt.Println(d, forever)
+	}
+	// Output:
+	// 0s false
+	// 0s true
+	// 1m0s false
+	// 0s false
+	// 0s true
+}
+
+func ExampleNoExecuteDecision() {
+	node := []v1.Taint{
+		{Key: taints.KeyUnreachable, Effect: v1.TaintEffectNoExecute},
+		{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}, // never evicts
+	}
+	plain, _ := tolerations.WithDefaultSeconds(nil, tolerations.DefaultSecondsOptions{})
+	for _, tols := range [][]v1.Toleration{
+		nil,
+		plain, // what admission gives every pod: 300 s
+		tolerations.DaemonSet(false),
+	} {
+		fmt.Println(tolerations.NoExecuteDecision(node, tols, tolerations.Options{}))
+	}
+	// Output:
+	// evict now
+	// evict after 5m0s
+	// never
+}
+
+func ExampleReconcile() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	node := []v1.Taint{{Key: taints.KeyNotReady, Effect: v1.TaintEffectNoExecute}}
+	tolFor := func(s int64) []v1.Toleration {
+		return []v1.Toleration{{Key: taints.KeyNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: seconds(s)}}
+	}
+
+	// At t0 the pod tolerates the taint for 60 s: schedule the eviction.
+	a := tolerations.Reconcile(tolerations.NoExecuteDecision(node, tolFor(60), tolerations.Options{}), nil, t0)
+	fmt.Println(a)
+
+	// 10 s later its toleration grows to an hour: the scheduled eviction is kept.
+	scheduled := &tolerations.Scheduled{CreatedAt: a.CreatedAt, FireAt: a.FireAt}
+	fmt.Println(tolerations.Reconcile(tolerations.NoExecuteDecision(node, tolFor(3600), tolerations.Options{}), scheduled, t0.Add(10*time.Second)))
+
+	// Its toleration is removed: cancel, and evict at once.
+	fmt.Println(tolerations.Reconcile(tolerations.NoExecuteDecision(node, nil, tolerations.Options{}), scheduled, t0.Add(20*time.Second)))
+	// Output:
+	// add(created 2026-01-01T00:00:00Z, fire 2026-01-01T00:01:00Z)
+	// keep
+	// cancel, add(created 2026-01-01T00:00:20Z, fire 2026-01-01T00:00:20Z)
+}
+
+func ExampleFindUntolerated() {
+	node := []v1.Taint{
+		{Key: "a", Effect: v1.TaintEffectNoSchedule},
+		{Key: "b", Effect: v1.TaintEffectPreferNoSchedule},
+		{Key: "c", Effect: v1.TaintEffectNoExecute},
+	}
+	tols := []v1.Toleration{{Key: "a", Operator: v1.TolerationOpExists}}
+	t, found := tolerations.FindUntolerated(node, tols, tolerations.NoScheduleOrNoExecute, tolerations.Options{})
+	fmt.Println(taints.Format(t), found)
+	// Output:
+	// c:NoExecute true
+}
+
+func ExampleWithDefaultSeconds() {
+	tols, changed := tolerations.WithDefaultSeconds([]v1.Toleration{
+		{Key: taints.KeyUnreachable, Operator: v1.TolerationOpExists, TolerationSeconds: seconds(700)},
+	}, tolerations.DefaultSecondsOptions{})
+	fmt.Println(changed)
+	for _, t := range tols {
+		fmt.Println(t.Key, t.Effect, *t.TolerationSeconds)
+	}
+	// Output:
+	// true
+	// node.kubernetes.io/unreachable  700
+	// node.kubernetes.io/not-ready NoExecute 300
+}

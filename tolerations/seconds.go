@@ -1,0 +1,151 @@
+package tolerations
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// maxSeconds is the largest number of seconds that fits in a time.Duration.
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// MinTolerationTime returns how long the given tolerations let a pod stay on a node with
+// NoExecute taints, as upstream's taint eviction computes it from the tolerations [Matching]
+// used:
+//
+//   - empty list: (0, false), evict now;
+//   - any TolerationSeconds ≤ 0, wherever it is: (0, false);
+//   - every TolerationSeconds nil: (0, true), tolerate forever;
+//   - otherwise the smallest non-nil TolerationSeconds, nil entries ignored: (min, false).
+//
+// Seconds too large for a time.Duration (more than 9 223 372 036, about 292 years) mean
+// forever: (0, true). This is a deliberate difference: upstream multiplies with int64
+// wrap-around, so 9 223 372 037 s wraps negative (which upstream happens to read as forever)
+// and 18 446 744 074 s wraps to +290.448384 ms, evicting at once a pod that asked to stay 585
+// years. Within the exact range the result equals upstream's. It does not allocate.
+func MinTolerationTime(tols []v1.Toleration) (d time.Duration, forever bool) {
+	if len(tols) == 0 {
+		return 0, false
+	}
+	minSec := int64(math.MaxInt64)
+	for i := range tols {
+		s := tols[i].TolerationSeconds
+		if s == nil {
+			continue
+		}
+		if *s <= 0 {
+			return 0, false
+		}
+		minSec = min(minSec, *s)
+	}
+	if minSec > maxSeconds {
+		return 0, true // all nil, or too large for a Duration
+	}
+	return time.Duration(minSec) * time.Second, false
+}
+
+// DecisionKind says whether and when taint eviction evicts a pod.
+type DecisionKind uint8
+
+// The decision kinds. The zero value is Never.
+const (
+	// Never means no NoExecute taint, or every one tolerated forever; any scheduled eviction is
+	// cancelled.
+	Never DecisionKind = iota
+	// EvictNow means some NoExecute taint is not tolerated; the pod is evicted at once, replacing
+	// any scheduled eviction.
+	EvictNow
+	// EvictAfter means every NoExecute taint is tolerated for a while; the pod is evicted after
+	// [Decision.Delay] unless an eviction is already scheduled (see [Reconcile]).
+	EvictAfter
+)
+
+// String returns "never", "evict now" or "evict after".
+func (k DecisionKind) String() string {
+	switch k {
+	case Never:
+		return "never"
+	case EvictNow:
+		return "evict now"
+	case EvictAfter:
+		return "evict after"
+	}
+	return "DecisionKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Decision is the taint-eviction verdict for one pod on one node.
+type Decision struct {
+	// Kind is Never, EvictNow or EvictAfter.
+	Kind DecisionKind
+	// Delay is how long the pod may stay, for EvictAfter only (≥ 0; 0 is not the same as
+	// EvictNow for [Reconcile]: it does not replace an eviction already scheduled).
+	Delay time.Duration
+}
+
+// String returns "never", "evict now" or "evict after <Delay>" (e.g. "evict after 5m0s").
+func (d Decision) String() string {
+	if d.Kind == EvictAfter {
+		return "evict after " + d.Delay.String()
+	}
+	return d.Kind.String()
+}
+
+// NoExecuteDecision decides what taint eviction does with a pod with tolerations tols on a
+// node with taints, as upstream's processPodOnNode does:
+//
+//  1. Only NoExecute taints count, in node order.
+//  2. None → Never.
+//  3. Some NoExecute taint tolerated by nothing → EvictNow.
+//  4. Otherwise take, for each NoExecute taint, the first toleration that tolerates it
+//     ([Matching]) and their [MinTolerationTime]: forever → Never, else EvictAfter(d), d ≥ 0.
+//
+// Step 2 differs from upstream only in a case upstream never reaches (both of its callers
+// skip nodes without NoExecute taints): given an empty list its code would cancel and then
+// evict at once. NoExecuteDecision does not allocate.
+func NoExecuteDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) Decision {
+	seen := false
+	evictNow := false // some used toleration has seconds ≤ 0
+	minSec := int64(math.MaxInt64)
+	for i := range taints {
+		t := &taints[i]
+		if t.Effect != v1.TaintEffectNoExecute {
+			continue
+		}
+		seen = true
+		j := firstTolerating(tols, t, opts)
+		if j < 0 {
+			return Decision{Kind: EvictNow}
+		}
+		if s := tols[j].TolerationSeconds; s != nil {
+			if *s <= 0 {
+				evictNow = true
+			} else {
+				minSec = min(minSec, *s)
+			}
+		}
+	}
+	switch {
+	case !seen:
+		return Decision{Kind: Never}
+	case evictNow:
+		return Decision{Kind: EvictAfter, Delay: 0}
+	case minSec > maxSeconds:
+		return Decision{Kind: Never}
+	default:
+		return Decision{Kind: EvictAfter, Delay: time.Duration(minSec) * time.Second}
+	}
+}
+
+// NoExecuteTaints returns the taints with effect NoExecute, in order, in a fresh non-nil
+// slice: the list taint eviction records per node.
+func NoExecuteTaints(taints []v1.Taint) []v1.Taint {
+	out := []v1.Taint{}
+	for i := range taints {
+		if taints[i].Effect == v1.TaintEffectNoExecute {
+			out = append(out, taints[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package tolerations
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	v1 "k8s.io/api/core/v1"
+)
+
+func withSeconds(ss ...*int64) []v1.Toleration {
+	out := make([]v1.Toleration, len(ss))
+	for i, s := range ss {
+		out[i] = v1.Toleration{Key: "k", Operator: exists, Effect: noExec, TolerationSeconds: s}
+	}
+	return out
+}
+
+func TestMinTolerationTime(t *testing.T) {
+	tests := []struct {
+		name        string
+		tols        []v1.Toleration
+		want        time.Duration
+		wantForever bool
+	}{
+		{"17/empty", nil, 0, false},
+		{"17/one nil", withSeconds(nil), 0, true},
+		{"17/min of two", withSeconds(secs(1), secs(2)), time.Second, false},
+		{"17/nil ignored after", withSeconds(secs(1), nil), time.Second, false},
+		{"17/nil ignored before", withSeconds(nil, secs(1)), time.Second, false},
+		{"17/zero anywhere", withSeconds(nil, secs(0), secs(5)), 0, false},
+		{"17/negative", withSeconds(secs(-5), secs(300)), 0, false},
+		{"all nil", withSeconds(nil, nil, nil), 0, true},
+		{"18/largest exact", withSeconds(secs(9223372036)), 2562047*time.Hour + 47*time.Minute + 16*time.Second, false},
+		// Upstream wraps to a negative duration, which it reads as forever too.
+		{"18/one past the range", withSeconds(secs(9223372037)), 0, true},
+		// Deliberate difference: upstream wraps 18446744074 s to +290.448384 ms and evicts
+		// almost at once; the library tolerates forever.
+		{"18/585 years", withSeconds(secs(18446744074)), 0, true},
+		{"18/max int64", withSeconds(secs(math.MaxInt64)), 0, true},
+		{"huge and small: the small one wins", withSeconds(secs(18446744074), secs(5)), 5 * time.Second, false},
+		{"huge and nil", withSeconds(secs(math.MaxInt64), nil), 0, true},
+		{"huge does not hide a zero", withSeconds(secs(math.MaxInt64), secs(0)), 0, false},
+		{"min int64", withSeconds(secs(math.MinInt64)), 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, forever := MinTolerationTime(tc.tols)
+			assert.Equal(t, tc.want, d)
+			assert.Equal(t, tc.wantForever, forever)
+		})
+	}
+}
+
+func TestMinTolerationTimeUpstreamWrap(t *testing.T) {
+	// Documents the upstream arithmetic this package refuses to copy.
+	var s int64 = 18446744074
+	wrapped := time.Duration(s) * time.Second
+	assert.Equal(t, 290448384*time.Nanosecond, wrapped, "upstream's product")
+	d, forever := MinTolerationTime(withSeconds(&s))
+	assert.True(t, forever)
+	assert.Zero(t, d)
+}
+
+func TestNoExecuteDecision(t *testing.T) {
+	t1 := taint("t1", "", noExec)
+	t2 := taint("t2", "", noExec)
+	tests := []struct {
+		name   string
+		taints []v1.Taint
+		tols   []v1.Toleration
+		want   Decision
+	}{
+		{"19/no tolerations", []v1.Taint{t1}, nil, Decision{Kind: EvictNow}},
+		{"20/tolerated 100 s", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 100)}, Decision{Kind: EvictAfter, Delay: 100 * time.Second}},
+		{"20/tolerated forever", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: Never}},
+		{"20/toleration for another taint", []v1.Taint{t1}, []v1.Toleration{tol("t2", exists, "", noExec)}, Decision{Kind: EvictNow}},
+		{"21/one of two tolerated", []v1.Taint{t1, t2}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: EvictNow}},
+		{
+			"21/minimum of the two", []v1.Taint{t1, t2},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 1), tol("t2", exists, "", noExec, 100)},
+			Decision{Kind: EvictAfter, Delay: time.Second},
+		},
+		{"22/only NoSchedule and PreferNoSchedule", []v1.Taint{taint("x", "", noSched), taint("y", "", prefer)}, nil, Decision{Kind: Never}},
+		// Deliberate difference: upstream's processPodOnNode would cancel and evict at once
+		// if it were ever called with no taints (its callers never do).
+		{"empty taint list", nil, nil, Decision{Kind: Never}},
+		{"zero seconds is evict after 0", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictAfter}},
+		{
+			"untolerated beats a zero seen before", []v1.Taint{t1, t2},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictNow},
+		},
+		{
+			"16/order decides: forever first", []v1.Taint{taint("k", "", noExec)},
+			[]v1.Toleration{tol("k", exists, "", noExec), tol("k", exists, "", noExec, 60)}, Decision{Kind: Never},
+		},
+		{
+			"16/order decides: 60 s first", []v1.Taint{taint("k", "", noExec)},
+			[]v1.Toleration{tol("k", exists, "", noExec, 60), tol("k", exists, "", noExec)}, Decision{Kind: EvictAfter, Delay: time.Minute},
+		},
+		{
+			"NoSchedule taints are ignored", []v1.Taint{taint("x", "", noSched), t1},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 7)}, Decision{Kind: EvictAfter, Delay: 7 * time.Second},
+		},
+		{
+			"overflowing seconds tolerate forever", []v1.Taint{t1},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 18446744074)}, Decision{Kind: Never},
+		},
+		{
+			"empty-effect toleration with seconds counts", []v1.Taint{t1},
+			[]v1.Toleration{tol("t1", exists, "", "", 30)}, Decision{Kind: EvictAfter, Delay: 30 * time.Second},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := NoExecuteDecision(tc.taints, tc.tols, Options{})
+			assert.Equal(t, tc.want, got)
+			// Same answer as the composition the spec describes.
+			assert.Equal(t, tc.want, composedDecision(tc.taints, tc.tols, Options{}))
+		})
+	}
+}
+
+// composedDecision is spec §5.1 written with the public building blocks.
+func composedDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) Decision {
+	ne := NoExecuteTaints(taints)
+	if len(ne) == 0 {
+		return Decision{Kind: Never}
+	}
+	used, all := Matching(ne, tols, opts)
+	if !all {
+		return Decision{Kind: EvictNow}
+	}
+	d, forever := MinTolerationTime(used)
+	if forever {
+		return Decision{Kind: Never}
+	}
+	return Decision{Kind: EvictAfter, Delay: d}
+}
+
+func TestDecisionString(t *testing.T) {
+	assert.Equal(t, "never", Decision{}.String())
+	assert.Equal(t, "evict now", Decision{Kind: EvictNow}.String())
+	assert.Equal(t, "evict after 5m0s", Decision{Kind: EvictAfter, Delay: 5 * time.Minute}.String())
+	assert.Equal(t, "evict after 0s", Decision{Kind: EvictAfter}.String())
+	assert.Equal(t, "DecisionKind(9)", DecisionKind(9).String())
+}
+
+func TestNoExecuteTaints(t *testing.T) {
+	got := NoExecuteTaints([]v1.Taint{taint("a", "", noSched), taint("b", "1", noExec), taint("c", "", prefer), taint("d", "", noExec)})
+	assert.Equal(t, []v1.Taint{taint("b", "1", noExec), taint("d", "", noExec)}, got)
+	empty := NoExecuteTaints(nil)
+	assert.NotNil(t, empty)
+	assert.Empty(t, empty)
+}
