@@ -1,0 +1,163 @@
+package nodelifecycle_test
+
+import (
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/taints"
+)
+
+// A node stops heartbeating: the controller marks it Unknown once the grace period is over,
+// taints it unreachable NoSchedule at once and unreachable NoExecute when its zone's token
+// comes, and takes the taints off when the kubelet posts Ready again.
+func Example_healthToTaints() {
+	cfg := nodelifecycle.DefaultConfig()
+	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1", CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))},
+		Status: v1.NodeStatus{Conditions: []v1.NodeCondition{{
+			Type: v1.NodeReady, Status: v1.ConditionTrue,
+			LastHeartbeatTime: metav1.NewTime(t0), LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour)),
+		}}},
+	}
+	renew := metav1.NewMicroTime(t0)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}, Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+
+	// First pass: the controller sees the node and its lease.
+	h := nodelifecycle.Evaluate(node, lease, nil, t0, cfg)
+	saved := h.Saved(false)
+	fmt.Println("t0:", h.Verdict, h.Current.Status)
+
+	// The node goes silent. 50 s later it is still within the grace period.
+	h = nodelifecycle.Evaluate(node, lease, &saved, t0.Add(50*time.Second), cfg)
+	fmt.Println("t0+50s:", h.Verdict)
+
+	// At the next pass the grace period is over; the breaker asks for the live lease, which
+	// has not moved.
+	now := t0.Add(55 * time.Second)
+	h = nodelifecycle.Evaluate(node, lease, &saved, now, cfg)
+	fmt.Println("t0+55s:", h.Verdict)
+	h = nodelifecycle.EvaluateWithLiveLease(node, lease, &saved, nodelifecycle.LiveLease{Found: true, ResourceVersion: "7"}, now, cfg)
+	fmt.Println("t0+55s:", h.Verdict, h.Current.Status, h.Current.Reason, "pods NotReady:", h.BecameNotReady())
+	node.Status = *h.Status // written with UpdateStatus
+	saved = h.Saved(true)
+
+	add, remove := nodelifecycle.NoScheduleTaints(node)
+	node.Spec.Taints = nodelifecycle.Swap{Add: add, Remove: remove}.Apply(node.Spec.Taints, now)
+	a := nodelifecycle.NoExecuteAction(node, h.Current)
+	fmt.Println("NoExecute:", a.Kind)
+
+	// The zone's token comes.
+	step := nodelifecycle.TaintQueued(node)
+	node.Spec.Taints = step.Swap.Apply(node.Spec.Taints, now.Add(100*time.Millisecond))
+	for _, t := range node.Spec.Taints {
+		fmt.Println("taint:", taints.Format(t))
+	}
+
+	// The kubelet comes back.
+	node.Status.Conditions[0] = v1.NodeCondition{Type: v1.NodeReady, Status: v1.ConditionTrue,
+		LastHeartbeatTime: metav1.NewTime(now.Add(7 * time.Second)), LastTransitionTime: metav1.NewTime(now.Add(7 * time.Second))}
+	h = nodelifecycle.Evaluate(node, lease, &saved, now.Add(10*time.Second), cfg)
+	a = nodelifecycle.NoExecuteAction(node, h.Current)
+	add, remove = nodelifecycle.NoScheduleTaints(node)
+	node.Spec.Taints = nodelifecycle.Swap{Add: add, Remove: append(remove, a.Swap.Remove...)}.Apply(node.Spec.Taints, now)
+	fmt.Println("back:", h.Current.Status, a.Kind, len(node.Spec.Taints), "taints")
+	// Output:
+	// t0: Fresh True
+	// t0+50s: Fresh
+	// t0+55s: NeedsLeaseCheck
+	// t0+55s: Expired Unknown NodeStatusUnknown pods NotReady: true
+	// NoExecute: Enqueue
+	// taint: node.kubernetes.io/unreachable:NoSchedule
+	// taint: node.kubernetes.io/unreachable:NoExecute
+	// back: True Untaint 0 taints
+}
+
+// Zone states and eviction rates over three passes of a two-zone cluster.
+func ExampleHandleDisruption() {
+	cfg := nodelifecycle.DefaultConfig()
+	states := map[string]nodelifecycle.ZoneState{"a": nodelifecycle.ZoneInitial, "b": nodelifecycle.ZoneInitial}
+
+	passes := []map[string]nodelifecycle.ZoneCounts{
+		{"a": {Ready: 10}, "b": {Ready: 40, NotReady: 60}}, // b partially disrupted, large
+		{"a": {NotReady: 10}, "b": {NotReady: 100}},        // everything down
+		{"a": {Ready: 10}, "b": {NotReady: 100}},           // a is back
+	}
+	for _, counts := range passes {
+		d := nodelifecycle.HandleDisruption(states, counts, cfg)
+		fmt.Println(d)
+		states = d.States
+	}
+	// Output:
+	// entered=false exited=false "a"=Normal@0.1 "b"=PartialDisruption@0.01
+	// entered=true exited=false "a"=FullDisruption@0 "b"=FullDisruption@0
+	// entered=false exited=true "a"=Normal@0.1 "b"=FullDisruption@0.1
+}
+
+// The eviction rate of a zone by state and size.
+func ExampleZoneRate() {
+	cfg := nodelifecycle.DefaultConfig()
+	for _, z := range []struct {
+		counts nodelifecycle.ZoneCounts
+	}{
+		{nodelifecycle.ZoneCounts{Ready: 30, NotReady: 2}},
+		{nodelifecycle.ZoneCounts{Ready: 20, NotReady: 30}},
+		{nodelifecycle.ZoneCounts{Ready: 20, NotReady: 31}},
+		{nodelifecycle.ZoneCounts{NotReady: 5}},
+	} {
+		s := nodelifecycle.ComputeZoneState(z.counts, cfg)
+		r, _ := nodelifecycle.ZoneRate(s, z.counts.Size(), cfg)
+		fmt.Printf("%d/%d not ready: %s, %g nodes/s\n", z.counts.NotReady, z.counts.Size(), s, r)
+	}
+	// Output:
+	// 2/32 not ready: Normal, 0.1 nodes/s
+	// 30/50 not ready: PartialDisruption, 0 nodes/s
+	// 31/51 not ready: PartialDisruption, 0.01 nodes/s
+	// 5/5 not ready: FullDisruption, 0.1 nodes/s
+}
+
+// What if a node stops heartbeating? With v1.37 defaults, and in v1.26's legacy mode.
+func ExampleSilentNode() {
+	start := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
+	lastBeat := start.Add(62 * time.Second)
+
+	cfg := nodelifecycle.DefaultConfig()
+	s := nodelifecycle.SilentNode(lastBeat, cfg.Schedule(start), cfg)
+	fmt.Println("observed", s.Observed.Sub(start), "unknown", s.Unknown.Sub(start), "taint", taints.Format(s.Taint))
+
+	legacy := nodelifecycle.DefaultConfig126()
+	legacy.TaintBasedEviction = false
+	s = nodelifecycle.SilentNode(lastBeat, legacy.Schedule(start), legacy)
+	fmt.Println("observed", s.Observed.Sub(start), "unknown", s.Unknown.Sub(start), "pods due", s.PodEvictionDue.Sub(start))
+	// Output:
+	// observed 1m5s unknown 2m0s taint node.kubernetes.io/unreachable:NoExecute
+	// observed 1m5s unknown 1m50s pods due 6m10s
+}
+
+// The legacy mode's decision for a node whose Ready has been False since t0.
+func ExampleLegacyPodEviction() {
+	cfg := nodelifecycle.DefaultConfig126()
+	cfg.TaintBasedEviction = false
+	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
+	saved := &nodelifecycle.Probe{ProbeTime: t0.Add(5 * time.Minute), ReadyTransitionTime: t0}
+
+	state := nodelifecycle.Unmarked
+	for _, now := range []time.Time{t0.Add(5 * time.Minute), t0.Add(5*time.Minute + 1)} {
+		e, err := nodelifecycle.LegacyPodEviction(v1.ConditionFalse, saved, now, cfg)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		var op nodelifecycle.EvictionOp
+		state, op = state.Next(e)
+		fmt.Println(now.Sub(t0), e, state, op)
+	}
+	// Output:
+	// 5m0s Wait Unmarked None
+	// 5m0.000000001s Due ToBeEvicted Enqueue
+}

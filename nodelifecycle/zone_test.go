@@ -1,0 +1,257 @@
+package nodelifecycle
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestZoneKey covers spec case 23.
+func TestZoneKey(t *testing.T) {
+	cases := []struct {
+		name   string
+		labels map[string]string
+		want   string
+	}{
+		{"case23 no labels", nil, ""},
+		{"case23 empty labels", map[string]string{}, ""},
+		{"case23 topology zone", map[string]string{v1.LabelTopologyZone: "z"}, ":\x00:z"},
+		{"case23 topology region", map[string]string{v1.LabelTopologyRegion: "r"}, "r:\x00:"},
+		{"case23 empty beta zone hides the topology zone", map[string]string{v1.LabelFailureDomainBetaZone: "", v1.LabelTopologyZone: "z"}, ""},
+		{"case23 beta zone wins, topology region", map[string]string{v1.LabelFailureDomainBetaZone: "bz", v1.LabelTopologyZone: "z", v1.LabelTopologyRegion: "r"}, "r:\x00:bz"},
+		{"beta region wins", map[string]string{v1.LabelFailureDomainBetaRegion: "br", v1.LabelTopologyRegion: "r", v1.LabelTopologyZone: "z"}, "br:\x00:z"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ZoneKeyOf(tc.labels))
+			assert.Equal(t, tc.want, ZoneKey(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels}}))
+		})
+	}
+	assert.Equal(t, "", ZoneKey(nil))
+}
+
+func TestExcludedFromDisruption(t *testing.T) {
+	assert.False(t, ExcludedFromDisruption(nil))
+	assert.False(t, ExcludedFromDisruption(mkNode("n", t0)))
+	assert.True(t, ExcludedFromDisruption(withLabels(mkNode("n", t0), LabelExcludeDisruption, "")), "any value")
+	assert.True(t, ExcludedFromDisruption(withLabels(mkNode("n", t0), LabelExcludeDisruption, "false")), "any value")
+}
+
+// members builds a zone's current Ready conditions: ready True, notReady False, missing nil.
+func members(ready, notReady, missing int) []*v1.NodeCondition {
+	var out []*v1.NodeCondition
+	for range ready {
+		out = append(out, ptr(readyCond(v1.ConditionTrue, t0, t0)))
+	}
+	for range notReady {
+		out = append(out, ptr(readyCond(v1.ConditionFalse, t0, t0)))
+	}
+	for range missing {
+		out = append(out, nil)
+	}
+	return out
+}
+
+// TestComputeZoneState covers spec cases 24 and 25.
+func TestComputeZoneState(t *testing.T) {
+	cases := []struct {
+		name      string
+		members   []*v1.NodeCondition
+		threshold float32
+		want      ZoneState
+	}{
+		{"case24 3 ready", members(3, 0, 0), 0.55, ZoneNormal},
+		{"case24 27 ready 3 not", members(27, 3, 0), 0.55, ZoneNormal},
+		{"case24 9 ready 11 not: exactly the threshold", members(9, 11, 0), 0.55, ZonePartialDisruption},
+		{"case24 1 ready 2 not: fewer than 3", members(1, 2, 0), 0.55, ZoneNormal},
+		{"case24 2 ready 3 not", members(2, 3, 0), 0.55, ZonePartialDisruption},
+		{"case24 one node without Ready", members(0, 0, 1), 0.55, ZoneFullDisruption},
+		{"case24 1 ready 3 without Ready", members(1, 0, 3), 0.55, ZonePartialDisruption},
+		{"case24 empty zone", nil, 0.55, ZoneNormal},
+		{"case25 threshold 0.1: 3 of 30 in float32", members(27, 3, 0), 0.1, ZonePartialDisruption},
+		{"case25 threshold 0: 3 not ready is enough", members(7, 3, 0), 0, ZonePartialDisruption},
+		{"case25 threshold 1: partial never happens", members(9, 11, 0), 1, ZoneNormal},
+		{"threshold 1: all not ready is full", members(0, 5, 0), 1, ZoneFullDisruption},
+		{"unknown status strings count as not ready", []*v1.NodeCondition{{Status: "maybe"}, {Status: v1.ConditionUnknown}, {Status: ""}, {Status: v1.ConditionTrue}}, 0.55, ZonePartialDisruption},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.UnhealthyZoneThreshold = tc.threshold
+			assert.Equal(t, tc.want, ComputeZoneState(CountReady(tc.members), cfg))
+		})
+	}
+	// The float32 rule differs from float64 arithmetic, which would call 3 of 30 Normal.
+	assert.Less(t, 3.0/30.0, float64(float32(0.1)))
+}
+
+// TestZoneRate covers spec case 26.
+func TestZoneRate(t *testing.T) {
+	cfg := DefaultConfig()
+	cases := []struct {
+		name  string
+		state ZoneState
+		size  int
+		want  float32
+		ok    bool
+	}{
+		{"case26 partial, 50 nodes: stopped", ZonePartialDisruption, 50, 0, true},
+		{"case26 partial, 51 nodes: secondary rate", ZonePartialDisruption, 51, 0.01, true},
+		{"case26 full while another zone is not", ZoneFullDisruption, 3, 0.1, true},
+		{"case26 normal", ZoneNormal, 3, 0.1, true},
+		{"initial: limiter untouched", ZoneInitial, 3, 0, false},
+		{"empty state: limiter untouched", "", 3, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ZoneRate(tc.state, tc.size, cfg)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func full(n int) ZoneCounts      { return ZoneCounts{NotReady: n} }
+func healthy(n int) ZoneCounts   { return ZoneCounts{Ready: n} }
+func partialOf(n int) ZoneCounts { return ZoneCounts{Ready: n - n*6/10, NotReady: n * 6 / 10} }
+func ratesOf(kv ...any) map[string]float32 {
+	m := map[string]float32{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = float32(kv[i+1].(float64))
+	}
+	return m
+}
+
+// TestHandleDisruption covers spec cases 27–29 and the transition rules of §4.4.
+func TestHandleDisruption(t *testing.T) {
+	cfg := DefaultConfig()
+	cases := []struct {
+		name    string
+		prev    map[string]ZoneState
+		counts  map[string]ZoneCounts
+		states  map[string]ZoneState
+		rates   map[string]float32
+		dropped []string
+		entered bool
+		exited  bool
+	}{
+		{
+			name:    "case27 first pass, both zones full: enter the all-zones-down mode",
+			prev:    map[string]ZoneState{"A": ZoneInitial, "B": ZoneInitial},
+			counts:  map[string]ZoneCounts{"A": full(2), "B": full(3)},
+			states:  map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneFullDisruption},
+			rates:   ratesOf("A", 0.0, "B", 0.0),
+			entered: true,
+		},
+		{
+			name:   "case27 next pass, B normal again: exit, every zone gets its state's rate",
+			prev:   map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneFullDisruption},
+			counts: map[string]ZoneCounts{"A": full(2), "B": healthy(3)},
+			states: map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneNormal},
+			rates:  ratesOf("A", 0.1, "B", 0.1),
+			exited: true,
+		},
+		{
+			name:    "case28 an excluded-only zone is not counted and is dropped",
+			prev:    map[string]ZoneState{"A": ZoneInitial, "B": ZoneNormal},
+			counts:  map[string]ZoneCounts{"B": healthy(3)},
+			states:  map[string]ZoneState{"B": ZoneNormal},
+			rates:   ratesOf(),
+			dropped: []string{"A"},
+		},
+		{
+			name:    "case29 no node counted: everything dropped, nothing else",
+			prev:    map[string]ZoneState{"A": ZoneNormal, "B": ZoneFullDisruption},
+			counts:  map[string]ZoneCounts{},
+			states:  map[string]ZoneState{},
+			rates:   ratesOf(),
+			dropped: []string{"A", "B"},
+		},
+		{
+			name:   "a new zone starts Initial and gets its state's rate",
+			prev:   nil,
+			counts: map[string]ZoneCounts{"A": healthy(1), "B": partialOf(10)},
+			states: map[string]ZoneState{"A": ZoneNormal, "B": ZonePartialDisruption},
+			rates:  ratesOf("A", 0.1, "B", 0.0),
+		},
+		{
+			name:   "unchanged states keep their rates, even when the size crosses the threshold",
+			prev:   map[string]ZoneState{"A": ZonePartialDisruption, "B": ZoneNormal},
+			counts: map[string]ZoneCounts{"A": partialOf(100), "B": healthy(3)},
+			states: map[string]ZoneState{"A": ZonePartialDisruption, "B": ZoneNormal},
+			rates:  ratesOf(),
+		},
+		{
+			name:   "a zone turning partial in a large zone gets the secondary rate",
+			prev:   map[string]ZoneState{"A": ZoneNormal, "B": ZoneNormal},
+			counts: map[string]ZoneCounts{"A": partialOf(100), "B": healthy(3)},
+			states: map[string]ZoneState{"A": ZonePartialDisruption, "B": ZoneNormal},
+			rates:  ratesOf("A", 0.01),
+		},
+		{
+			name:   "one zone fully down while another is alive: normal rate",
+			prev:   map[string]ZoneState{"A": ZoneNormal, "B": ZoneNormal},
+			counts: map[string]ZoneCounts{"A": full(4), "B": healthy(3)},
+			states: map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneNormal},
+			rates:  ratesOf("A", 0.1),
+		},
+		{
+			name:   "all down now and before: nothing changes",
+			prev:   map[string]ZoneState{"A": ZoneFullDisruption},
+			counts: map[string]ZoneCounts{"A": full(4)},
+			states: map[string]ZoneState{"A": ZoneFullDisruption},
+			rates:  ratesOf(),
+		},
+		{
+			name:    "single zone going all down enters the mode",
+			prev:    map[string]ZoneState{"A": ZoneNormal},
+			counts:  map[string]ZoneCounts{"A": full(4)},
+			states:  map[string]ZoneState{"A": ZoneFullDisruption},
+			rates:   ratesOf("A", 0.0),
+			entered: true,
+		},
+		{
+			name:    "a vanished zone does not count towards 'all were down'",
+			prev:    map[string]ZoneState{"A": ZoneFullDisruption, "gone": ZoneNormal},
+			counts:  map[string]ZoneCounts{"A": healthy(1)},
+			states:  map[string]ZoneState{"A": ZoneNormal},
+			rates:   ratesOf("A", 0.1),
+			dropped: []string{"gone"},
+			exited:  true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var prevCopy map[string]ZoneState
+			if tc.prev != nil {
+				prevCopy = map[string]ZoneState{}
+				for k, v := range tc.prev {
+					prevCopy[k] = v
+				}
+			}
+			got := HandleDisruption(tc.prev, tc.counts, cfg)
+			assert.Equal(t, tc.states, got.States)
+			assert.Equal(t, tc.rates, got.Rates)
+			assert.Equal(t, tc.dropped, got.Dropped)
+			assert.Equal(t, tc.entered, got.Entered, "entered")
+			assert.Equal(t, tc.exited, got.Exited, "exited")
+			assert.Equal(t, prevCopy, tc.prev, "prev not modified")
+		})
+	}
+}
+
+func TestCase28ExcludedNodeStillActedOn(t *testing.T) {
+	n := withLabels(mkNode("a1", t0, readyCond(v1.ConditionFalse, t0, t0)), LabelExcludeDisruption, "", v1.LabelTopologyZone, "A")
+	require.True(t, ExcludedFromDisruption(n))
+	assert.Equal(t, Action{Kind: Enqueue, ClearTombstone: true}, NoExecuteAction(n, &n.Status.Conditions[0]))
+}
+
+func TestDisruptionString(t *testing.T) {
+	d := HandleDisruption(map[string]ZoneState{"old": ZoneNormal}, map[string]ZoneCounts{"b": full(1), "a": healthy(2)}, DefaultConfig())
+	assert.Equal(t, `entered=false exited=false "a"=Normal@0.1 "b"=FullDisruption@0.1 dropped=["old"]`, d.String())
+	assert.False(t, d.AllDown())
+	assert.True(t, Disruption{}.AllDown())
+}
