@@ -1,0 +1,153 @@
+package thresholds_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/evictkit/eviction/thresholds"
+)
+
+func ExampleParseConfig() {
+	ts, err := thresholds.ParseConfig(thresholds.Config{
+		Hard:                   map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
+		Soft:                   map[string]string{"memory.available": "300Mi"},
+		SoftGracePeriod:        map[string]string{"memory.available": "1m30s"},
+		MinimumReclaim:         map[string]string{"nodefs.available": "1Gi"},
+		EnforceNodeAllocatable: []string{"pods"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range ts {
+		fmt.Println(t, "hard:", t.IsHard(), "grace:", t.GracePeriod, "min-reclaim:", t.MinReclaim)
+	}
+	// Output:
+	// memory.available<100Mi hard: true grace: 0s min-reclaim: <nil>
+	// nodefs.available<10% hard: true grace: 0s min-reclaim: 1Gi
+	// memory.available<300Mi hard: false grace: 1m30s min-reclaim: <nil>
+	// allocatableMemory.available<100Mi hard: true grace: 0s min-reclaim: <nil>
+}
+
+func ExampleParseConfig_defaults() {
+	// No hard map: the OS defaults. With MergeDefaults, a user map only
+	// overrides the signals it names, and "0%" turns one default off.
+	for _, c := range []thresholds.Config{
+		{},
+		{OS: thresholds.Windows},
+		{Hard: map[string]string{"memory.available": "1Gi"}},
+		{Hard: map[string]string{"memory.available": "1Gi", "imagefs.inodesFree": "0%"}, MergeDefaults: true},
+	} {
+		ts, _ := thresholds.ParseConfig(c)
+		fmt.Println(ts)
+	}
+	// Output:
+	// [imagefs.available<15% imagefs.inodesFree<5% memory.available<100Mi nodefs.available<10% nodefs.inodesFree<5%]
+	// [imagefs.available<15% memory.available<500Mi nodefs.available<10%]
+	// [memory.available<1Gi]
+	// [imagefs.available<15% memory.available<1Gi nodefs.available<10% nodefs.inodesFree<5%]
+}
+
+func ExampleParseConfig_errors() {
+	_, err := thresholds.ParseConfig(thresholds.Config{Hard: map[string]string{"mem.available": "1Gi"}})
+	fmt.Println(errors.Is(err, thresholds.ErrUnsupportedSignal), err)
+	_, err = thresholds.ParseConfig(thresholds.Config{Soft: map[string]string{"memory.available": "1Gi"}})
+	fmt.Println(errors.Is(err, thresholds.ErrMissingGracePeriod), err)
+	// Output:
+	// true thresholds: eviction-hard "mem.available<1Gi": unsupported eviction signal mem.available
+	// true thresholds: eviction-soft "memory.available": grace period must be specified for the soft eviction threshold memory.available
+}
+
+func ExampleFlags_Apply() {
+	c, err := thresholds.Flags{
+		Hard:            []string{"memory.available<500Mi, nodefs.available<5%", "memory.available<1Gi"},
+		SoftGracePeriod: []string{""},
+	}.Apply(thresholds.Config{Hard: thresholds.Defaults(thresholds.Linux)})
+	fmt.Println(c.Hard, c.SoftGracePeriod, c.Soft == nil, err)
+	// Output: map[memory.available:1Gi nodefs.available:5%] map[] true <nil>
+}
+
+func ExampleValue_Resolve() {
+	// float32 percentages are truncated after widening: not exactly 10%.
+	capacity := resource.MustParse("1000Mi")
+	v := thresholds.Value{Percentage: 0.1}
+	r := v.Resolve(&capacity)
+	fmt.Println(r.Value(), 1000*1024*1024/10)
+	// Output: 104857601 104857600
+}
+
+func ExampleMet() {
+	ts := []thresholds.Threshold{{
+		Signal:     thresholds.MemoryAvailable,
+		Value:      thresholds.Value{Quantity: resource.NewQuantity(1<<30, resource.BinarySI)},
+		MinReclaim: &thresholds.Value{Quantity: resource.NewQuantity(500<<20, resource.BinarySI)},
+	}}
+	available := resource.MustParse("1200Mi")
+	obs := thresholds.Observations{thresholds.MemoryAvailable: {Available: &available}}
+	fmt.Println(len(thresholds.Met(ts, obs, false)), len(thresholds.Met(ts, obs, true)))
+	// Output: 0 1
+}
+
+func ExampleStarvedResources() {
+	ts, _ := thresholds.ParseConfig(thresholds.Config{
+		Hard:            map[string]string{"pid.available": "100", "nodefs.available": "1Gi"},
+		Soft:            map[string]string{"memory.available": "2Gi"},
+		SoftGracePeriod: map[string]string{"memory.available": "0s"},
+	})
+	t, res, ok := thresholds.StarvedResources(ts)
+	fmt.Println(t, res, ok)
+	// Output: memory.available<2Gi memory true
+}
+
+func ExampleWithContainerFs() {
+	ts, _ := thresholds.ParseConfig(thresholds.Config{
+		Hard: map[string]string{"nodefs.available": "10%", "imagefs.available": "15%"},
+	})
+	single, _ := thresholds.WithContainerFs(ts, thresholds.Layout{})
+	imageFs, _ := thresholds.WithContainerFs(ts, thresholds.Layout{DedicatedImageFs: true})
+	fmt.Println(single[len(single)-1])
+	fmt.Println(imageFs[len(imageFs)-1])
+	// Output:
+	// containerfs.available<10%
+	// containerfs.available<15%
+}
+
+// Example_evictionManager drives an Evaluator the way the kubelet's eviction
+// manager does, once per monitoring interval, with a fake clock.
+func Example_evictionManager() {
+	ts, _ := thresholds.ParseConfig(thresholds.Config{
+		Hard:            map[string]string{"memory.available": "1Gi"},
+		Soft:            map[string]string{"memory.available": "2Gi"},
+		SoftGracePeriod: map[string]string{"memory.available": "1m"},
+	})
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e, _ := thresholds.NewEvaluator(ts, thresholds.Options{MaxPodGracePeriodSeconds: 30, Clock: clk})
+	pod := &v1.Pod{}
+
+	for _, available := range []string{"3Gi", "1500Mi", "1500Mi", "1500Mi", "500Mi", "3Gi"} {
+		a, c := resource.MustParse(available), resource.MustParse("8Gi")
+		r := e.ObserveNow(thresholds.Observations{
+			thresholds.MemoryAvailable: {Available: &a, Capacity: &c, Time: clk.Now()},
+		})
+		fmt.Printf("%-6s conditions=%v", available, r.Conditions)
+		if r.Reclaim {
+			// A real manager would now rank pods by r.Signal (memory, disk
+			// or PIDs) and evict the first one.
+			fmt.Printf(" reclaim %s for %v soft=%v grace=%ds", r.Resource, r.Threshold, r.Soft, r.GracePeriodOverride(pod))
+		}
+		fmt.Println()
+		clk.SetTime(clk.Now().Add(30 * time.Second))
+	}
+	// Output:
+	// 3Gi    conditions=[]
+	// 1500Mi conditions=[MemoryPressure]
+	// 1500Mi conditions=[MemoryPressure]
+	// 1500Mi conditions=[MemoryPressure] reclaim memory for memory.available<2Gi soft=true grace=30s
+	// 500Mi  conditions=[MemoryPressure] reclaim memory for memory.available<1Gi soft=false grace=1s
+	// 3Gi    conditions=[MemoryPressure]
+}
