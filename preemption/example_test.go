@@ -1,0 +1,165 @@
+package preemption_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/evictkit/eviction/preemption"
+)
+
+// examplePod is a pod with a priority and a cpu request.
+func examplePod(name string, priority int32, cpu string, labels map[string]string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: labels},
+		Spec: v1.PodSpec{
+			Priority: &priority,
+			Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)},
+			}}},
+		},
+	}
+}
+
+func exampleNode(name, cpu string) *v1.Node {
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+			v1.ResourceCPU:  resource.MustParse(cpu),
+			v1.ResourcePods: resource.MustParse("110"),
+		}},
+	}
+}
+
+// A 2-cpu node holds three low-priority pods. A PodDisruptionBudget that
+// allows no disruption protects the "db" pod, so the search reprieves it
+// first and evicts the unprotected pods instead.
+func ExampleSelectVictims() {
+	node, _ := preemption.NewNodeSnapshot(exampleNode("n1", "2"), []*v1.Pod{
+		examplePod("db", 100, "1", map[string]string{"app": "db"}),
+		examplePod("web", 100, "500m", nil),
+		examplePod("batch", 0, "500m", nil),
+	}, nil)
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"},
+		Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}},
+		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 0},
+	}
+	preemptor := examplePod("checkout", 1000, "1", nil)
+
+	victims, ok := preemption.SelectVictims(preemptor, node, []*policyv1.PodDisruptionBudget{pdb}, preemption.Options{})
+	fmt.Println("candidate:", ok)
+	for _, p := range victims.Pods {
+		fmt.Println("evict", p.Name)
+	}
+	fmt.Println("PDB violations:", victims.NumPDBViolations)
+	// Output:
+	// candidate: true
+	// evict web
+	// evict batch
+	// PDB violations: 0
+}
+
+// Preempt returns the node to preempt on and its victims: n2, whose victim
+// has the lowest priority, and there only "report" (the small "etl" pod is
+// reprieved). The errors say why preemption cannot help.
+func ExamplePreempt() {
+	n1, _ := preemption.NewNodeSnapshot(exampleNode("n1", "1"), []*v1.Pod{
+		examplePod("cache", 500, "1", nil),
+	}, nil)
+	n2, _ := preemption.NewNodeSnapshot(exampleNode("n2", "1"), []*v1.Pod{
+		examplePod("report", 10, "600m", nil),
+		examplePod("etl", 10, "200m", nil),
+	}, nil)
+	preemptor := examplePod("api", 1000, "700m", nil)
+	opts := preemption.Options{Offset: preemption.FixedOffset(0)}
+
+	chosen, err := preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, nil, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("node:", chosen.Node)
+	for _, p := range chosen.Victims.Pods {
+		fmt.Println("evict", p.Name)
+	}
+
+	never := v1.PreemptNever
+	preemptor.Spec.PreemptionPolicy = &never
+	_, err = preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, nil, opts)
+	fmt.Println(errors.Is(err, preemption.ErrNotEligible), err)
+	// Output:
+	// node: n2
+	// evict report
+	// true preemption: preemptor not eligible: pod shop/api: not eligible due to preemptionPolicy=Never.
+}
+
+// Evaluate explains a decision: the candidates of the dry run, the node
+// chosen and the criterion that separated it from the runner-up.
+func ExampleEvaluate() {
+	started := func(p *v1.Pod, minutes int) *v1.Pod {
+		p.Status.StartTime = &metav1.Time{Time: time.Date(2026, 1, 1, 0, minutes, 0, 0, time.UTC)}
+		return p
+	}
+	var nodes []preemption.NodeSnapshot
+	for _, n := range []struct {
+		name string
+		pods []*v1.Pod
+	}{
+		{"n1", []*v1.Pod{started(examplePod("a", 100, "1", nil), 5)}},
+		{"n2", []*v1.Pod{started(examplePod("b", 100, "1", nil), 30)}},
+		{"n3", []*v1.Pod{started(examplePod("c", 200, "1", nil), 1)}},
+	} {
+		s, _ := preemption.NewNodeSnapshot(exampleNode(n.name, "1"), n.pods, nil)
+		nodes = append(nodes, s)
+	}
+	r, err := preemption.Evaluate(examplePod("api", 1000, "1", nil), nodes, nil, preemption.Options{Offset: preemption.FixedOffset(0)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range r.Candidates {
+		fmt.Printf("candidate %s: victims %d, PDB violations %d\n", c.Node, len(c.Victims.Pods), c.Victims.NumPDBViolations)
+	}
+	fmt.Printf("chosen %s by %v\n", r.Chosen.Node, r.Decision)
+	// Output:
+	// candidate n1: victims 1, PDB violations 0
+	// candidate n2: victims 1, PDB violations 0
+	// candidate n3: victims 1, PDB violations 0
+	// chosen n2 by latest start time of the highest-priority victims (runner-up n1)
+}
+
+// A Filter plugs in a check the resource model does not make; here, at most
+// one pod labelled "exclusive" per node.
+func ExampleFilter() {
+	exclusive := map[string]string{"exclusive": "true"}
+	node, _ := preemption.NewNodeSnapshot(exampleNode("n1", "4"), []*v1.Pod{
+		examplePod("old", 0, "100m", exclusive),
+		examplePod("other", 0, "100m", nil),
+	}, nil)
+	oneExclusive := func(pre *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+		if pre.Labels["exclusive"] == "" {
+			return true
+		}
+		for p := range r.Pods() {
+			if p.Labels["exclusive"] != "" {
+				return false
+			}
+		}
+		return true
+	}
+	preemptor := examplePod("new", 1000, "100m", exclusive)
+	opts := preemption.Options{Filters: []preemption.Filter{oneExclusive}}
+
+	fmt.Println(preemption.CheckFit(preemptor, node, opts))
+	victims, _ := preemption.SelectVictims(preemptor, node, nil, opts)
+	fmt.Println("evict", victims.Pods[0].Name)
+	// Output:
+	// Unschedulable: rejected by filter 0
+	// evict old
+}

@@ -1,0 +1,388 @@
+package preemption
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// Result is the whole preemption decision for one preemptor, as the
+// DefaultPreemption PostFilter plugin would reach it, without the actuation.
+type Result struct {
+	// Code is Success when a node was chosen, Unschedulable when preemption
+	// cannot help now, and Error when the attempt failed.
+	Code Code
+	// Message is upstream's status message (without the "preemption: "
+	// prefix the plugin adds), e.g. "0/3 nodes are available: 3 Insufficient
+	// cpu." or "not eligible due to preemptionPolicy=Never.".
+	Message string
+
+	// Chosen is the node to preempt on and its victims (Success only).
+	Chosen Candidate
+	// Decision says which criterion chose it.
+	Decision Decision
+
+	// NominatedNode is the preemptor's new status.nominatedNodeName, applied
+	// unless KeepNomination is set; "" clears the nomination.
+	NominatedNode string
+	// KeepNomination means upstream returns no PostFilterResult and leaves
+	// the preemptor's nomination unchanged.
+	KeepNomination bool
+	// ClearNominationOf lists the pods nominated to the chosen node with a
+	// priority below the preemptor's; the scheduler clears their
+	// nomination.
+	ClearNominationOf []*v1.Pod
+
+	// Candidates are the candidates the dry run found: those without PDB
+	// violations first, each group in visit order. They are listed before
+	// StrictPDB and CandidateFilter remove any.
+	Candidates []Candidate
+	// NodeStatuses holds why each evaluated node did not become a candidate
+	// (and, with StrictPDB, the candidates it rejected).
+	NodeStatuses map[string]Status
+	// Potential lists, in input order, the nodes whose prior status was
+	// Unschedulable: the only ones the dry run may visit.
+	Potential []string
+	// Offset and NumCandidates are the dry run's sampling parameters; it
+	// visited Potential[(Offset+i) % len(Potential)] for i < Evaluated.
+	Offset        int32
+	NumCandidates int32
+	Evaluated     int
+}
+
+// Preempt decides where preemptor should preempt among nodes and returns
+// the chosen node and its victims. It is [Evaluate] without the details;
+// the error wraps [ErrNotEligible], [ErrNoNodes], [ErrNoCandidate],
+// [ErrNodeEvaluation], [ErrCandidateFilter], [ErrInvalidInput] or
+// [ErrInvalidOptions] whenever no node was chosen.
+func Preempt(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Candidate, error) {
+	r, err := Evaluate(preemptor, nodes, pdbs, opts)
+	return r.Chosen, err
+}
+
+// Evaluate runs the whole preemption decision: eligibility of the preemptor,
+// potential nodes (prior status Unschedulable), candidate sampling from
+// Options.Offset, the dry run with the upstream stop rule, the optional
+// StrictPDB and CandidateFilter steps, and the node pick.
+//
+// Nodes are evaluated by up to Options.Workers goroutines, but the result is
+// always the one a single worker gets: the dry run is reduced in visit order
+// and stops where the sequential run stops. The error is nil exactly when
+// Result.Code is Success.
+func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Result, error) {
+	if err := opts.validate(); err != nil {
+		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+	}
+	c, err := newCall(preemptor, pdbs, &opts, opts.now())
+	if err != nil {
+		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+	}
+	index := make(map[string]int, len(nodes))
+	for i := range nodes {
+		name := nodes[i].Name()
+		if nodes[i].node == nil {
+			err := fmt.Errorf("%w: node snapshot %d is the zero value", ErrInvalidInput, i)
+			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+		}
+		if _, dup := index[name]; dup {
+			err := fmt.Errorf("%w: node %q appears twice", ErrInvalidInput, name)
+			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+		}
+		index[name] = i
+	}
+
+	prior := make([]Code, len(nodes))
+	known := func(i int) Code { return prior[i] }
+	if opts.PriorStatus != nil {
+		for i := range nodes {
+			code, ok := opts.PriorStatus[nodes[i].Name()]
+			if !ok {
+				code = UnschedulableAndUnresolvable
+			}
+			prior[i] = code
+		}
+	} else {
+		e := c.newEval()
+		for i := range nodes {
+			e.reset(&nodes[i])
+			prior[i] = e.check()
+		}
+		// A node where the preemptor fits has no entry upstream, and an
+		// absent entry reads as UnschedulableAndUnresolvable.
+		known = func(i int) Code {
+			if prior[i] == Success {
+				return UnschedulableAndUnresolvable
+			}
+			return prior[i]
+		}
+	}
+
+	if ok, msg := c.eligible(nodes, index, known); !ok {
+		err := fmt.Errorf("%w: pod %s/%s: %s", ErrNotEligible, preemptor.Namespace, preemptor.Name, msg)
+		return Result{Code: Unschedulable, KeepNomination: true, Message: msg}, err
+	}
+	if len(nodes) == 0 {
+		return Result{Code: Error, KeepNomination: true, Message: "no nodes available"}, fmt.Errorf("%w: pod %s/%s", ErrNoNodes, preemptor.Namespace, preemptor.Name)
+	}
+
+	r := Result{NodeStatuses: map[string]Status{}}
+	var potential []int
+	for i := range nodes {
+		if known(i) == Unschedulable {
+			potential = append(potential, i)
+			r.Potential = append(r.Potential, nodes[i].Name())
+		}
+	}
+	noCandidate := func(r Result) (Result, error) {
+		r.Code = Unschedulable
+		r.Message = fitErrorMessage(len(nodes), r.NodeStatuses)
+		return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, r.Message)
+	}
+	if len(potential) == 0 {
+		return noCandidate(r)
+	}
+
+	n := int32(len(potential))
+	r.Offset = opts.offset(n)
+	r.NumCandidates = opts.sampling().NumCandidates(n)
+	var errs []error
+	r.Candidates, errs, r.Evaluated = c.dryRun(nodes, potential, r.Offset, r.NumCandidates, r.NodeStatuses)
+	if len(errs) > 0 && len(r.Candidates) == 0 {
+		err := errors.Join(errs...)
+		r.Code, r.KeepNomination, r.Message = Error, true, err.Error()
+		return r, fmt.Errorf("%w: pod %s/%s: %w", ErrNodeEvaluation, preemptor.Namespace, preemptor.Name, err)
+	}
+	if len(r.Candidates) == 0 {
+		return noCandidate(r)
+	}
+
+	usable := r.Candidates
+	if opts.StrictPDB {
+		usable = nil
+		for _, cand := range r.Candidates {
+			if cand.Victims.NumPDBViolations > 0 {
+				r.NodeStatuses[cand.Node] = Status{Code: Unschedulable, Reasons: []string{reasonStrictPDB}}
+				continue
+			}
+			usable = append(usable, cand)
+		}
+		if len(usable) == 0 {
+			return noCandidate(r)
+		}
+	}
+	if f := opts.CandidateFilter; f != nil {
+		out, err := f(preemptor, slices.Clone(usable))
+		if err == nil {
+			for _, cand := range out {
+				if len(cand.Victims.Pods) == 0 {
+					err = fmt.Errorf("expected at least one victim pod on node %q", cand.Node)
+					break
+				}
+			}
+		}
+		if err != nil {
+			r.Code, r.KeepNomination, r.Message = Error, true, err.Error()
+			return r, fmt.Errorf("%w: pod %s/%s: %w", ErrCandidateFilter, preemptor.Namespace, preemptor.Name, err)
+		}
+		if len(out) == 0 {
+			r.Code, r.KeepNomination, r.Message = Unschedulable, true, reasonNoCandidateNode
+			return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, reasonNoCandidateNode)
+		}
+		usable = out
+	}
+
+	r.Chosen, r.Decision = PickNodeExplained(usable, opts.ScoreFuncs)
+	if r.Chosen.Node == "" {
+		// SelectCandidate's result without a name (only a CandidateFilter
+		// can produce one).
+		r.Chosen, r.Decision = Candidate{}, Decision{}
+		r.Code, r.KeepNomination, r.Message = Unschedulable, true, reasonNoCandidateNode
+		return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, reasonNoCandidateNode)
+	}
+	r.Code, r.NominatedNode = Success, r.Chosen.Node
+	r.Message = fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods))
+	if i, ok := index[r.Chosen.Node]; ok {
+		for _, nom := range nodes[i].nominated {
+			if nom.priority < c.prio {
+				r.ClearNominationOf = append(r.ClearNominationOf, nom.pod)
+			}
+		}
+	}
+	return r, nil
+}
+
+// eligible is PodEligibleToPreemptOthers.
+func (c *call) eligible(nodes []NodeSnapshot, index map[string]int, prior func(int) Code) (bool, string) {
+	if p := c.pre.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
+		return false, "not eligible due to preemptionPolicy=Never."
+	}
+	name := c.pre.Status.NominatedNodeName
+	if name == "" {
+		return true, ""
+	}
+	i, ok := index[name]
+	if !ok {
+		// Absent from the snapshot: absent from NodeToStatus too, which
+		// reads as UnschedulableAndUnresolvable.
+		return true, ""
+	}
+	if prior(i) == UnschedulableAndUnresolvable {
+		return true, ""
+	}
+	node := &nodes[i]
+	for j := range node.pods {
+		p := &node.pods[j]
+		if p.priority >= c.prio || !terminatingByPreemption(p.pod) {
+			continue
+		}
+		if f := c.opts.IsEligibleVictim; f != nil && !f(node, p.pod, c.pre) {
+			continue
+		}
+		return false, "not eligible due to a terminating pod on the nominated node."
+	}
+	return true, ""
+}
+
+// terminatingByPreemption is PodTerminatingByPreemption: deleted, and the
+// first DisruptionTarget condition is True with reason PreemptionByScheduler.
+func terminatingByPreemption(p *v1.Pod) bool {
+	if p.DeletionTimestamp == nil {
+		return false
+	}
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == v1.DisruptionTarget {
+			return cond.Status == v1.ConditionTrue && cond.Reason == v1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
+}
+
+// outcome is the victim search result of one visited node.
+type outcome struct {
+	victims Victims
+	status  Status
+	done    bool
+}
+
+// dryRun is DryRunPreemption with the result of parallelism 1: nodes are
+// visited from offset, candidates go to the non-violating or the violating
+// list (each capped at numCandidates, overflow dropped) and the run stops
+// once there is a non-violating candidate and the lists hold numCandidates.
+// It fills statuses and returns the candidates, the node errors and the
+// number of nodes visited.
+func (c *call) dryRun(nodes []NodeSnapshot, potential []int, offset, numCandidates int32, statuses map[string]Status) ([]Candidate, []error, int) {
+	n := len(potential)
+	var nonViolating, violating []Candidate
+	var errs []error
+	stopped := false
+	visit := func(i int) *NodeSnapshot { return &nodes[potential[(int(offset)+i)%n]] }
+	// reduce handles the outcome of visit i, in visit order; it reports
+	// whether the run stops after it.
+	reduce := func(i int, o *outcome) bool {
+		name := visit(i).Name()
+		switch {
+		case o.status.IsSuccess() && len(o.victims.Pods) > 0:
+			cand := Candidate{Node: name, Victims: o.victims}
+			if o.victims.NumPDBViolations == 0 {
+				if len(nonViolating) < int(numCandidates) {
+					nonViolating = append(nonViolating, cand)
+				}
+			} else if len(violating) < int(numCandidates) {
+				violating = append(violating, cand)
+			}
+			return len(nonViolating) > 0 && len(nonViolating)+len(violating) >= int(numCandidates)
+		case o.status.IsSuccess():
+			msg := fmt.Sprintf("expected at least one victim pod on node %q", name)
+			errs = append(errs, errors.New(msg))
+			statuses[name] = Status{Code: Error, Reasons: []string{msg}}
+		default:
+			statuses[name] = o.status
+		}
+		return false
+	}
+
+	workers := min(c.opts.workers(), n)
+	evaluated := n
+	if workers <= 1 {
+		e := c.newEval()
+		for i := range n {
+			v, st := e.selectVictims(visit(i))
+			if reduce(i, &outcome{victims: v, status: st}) {
+				evaluated = i + 1
+				break
+			}
+		}
+		return append(nonViolating, violating...), errs, evaluated
+	}
+
+	// Workers take visit indices in order; whoever completes the next
+	// index in line reduces it, so reduction follows visit order. Once the
+	// stop rule fires no index past it is handed out, and results already
+	// computed past it are discarded.
+	results := make([]outcome, n)
+	var (
+		mu     sync.Mutex
+		cursor int
+		next   atomic.Int64
+		limit  atomic.Int64
+		wg     sync.WaitGroup
+	)
+	limit.Store(int64(n))
+	for range workers {
+		wg.Go(func() {
+			e := c.newEval()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= int(limit.Load()) {
+					return
+				}
+				v, st := e.selectVictims(visit(i))
+				mu.Lock()
+				results[i] = outcome{victims: v, status: st, done: true}
+				for !stopped && cursor < n && results[cursor].done {
+					if reduce(cursor, &results[cursor]) {
+						stopped = true
+						evaluated = cursor + 1
+						limit.Store(int64(cursor + 1))
+					}
+					results[cursor] = outcome{done: true}
+					cursor++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return append(nonViolating, violating...), errs, evaluated
+}
+
+// fitErrorMessage is FitError.Error for the preemption failure: a histogram
+// of the reasons of the evaluated nodes, the other nodes counted as
+// "Preemption is not helpful for scheduling".
+func fitErrorMessage(numNodes int, statuses map[string]Status) string {
+	counts := map[string]int{}
+	for _, st := range statuses {
+		for _, reason := range st.Reasons {
+			counts[reason]++
+		}
+	}
+	if len(statuses) < numNodes {
+		counts[reasonNotHelpful] += numNodes - len(statuses)
+	}
+	parts := make([]string, 0, len(counts))
+	for reason, k := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", k, reason))
+	}
+	slices.Sort(parts)
+	msg := fmt.Sprintf("0/%d nodes are available:", numNodes)
+	if len(parts) > 0 {
+		msg += " " + strings.Join(parts, ", ") + "."
+	}
+	return msg
+}

@@ -1,0 +1,194 @@
+package preemption
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// Victims is the outcome of a victim search on one node
+// (extenderv1.Victims upstream).
+type Victims struct {
+	// Pods are the pods to evict, most important first.
+	Pods []*v1.Pod
+	// NumPDBViolations is the number of victims that upstream counts as
+	// violating a PodDisruptionBudget. Like upstream it can exceed the real
+	// number: budgets are charged for every potential victim, including
+	// those that are later reprieved.
+	NumPDBViolations int
+	// Now is the time a victim without status.startTime is taken to have
+	// started when [PickNode] compares start times. Zero means the current
+	// time at the PickNode call.
+	Now time.Time
+}
+
+// SelectVictims finds the pods to evict from node so that preemptor fits,
+// as DefaultPreemption.SelectVictimsOnNode does. It reports false when the
+// node cannot become a candidate: it has no lower-priority pod that may be
+// a victim, or the preemptor does not fit even without all of them.
+//
+// The search removes every pod of lower priority (equal priority is never
+// preempted; terminating pods count like the others), checks that the
+// preemptor fits, then adds the pods back one by one, most important first,
+// starting with those whose eviction would violate a PodDisruptionBudget;
+// a pod that can stay without breaking the fit is reprieved, the others are
+// victims. true with no victims means the preemptor fits without evicting
+// anything (upstream returns Success there too; [Evaluate] turns it into a
+// node error).
+//
+// Use [SelectVictimsWithStatus] to learn why a node was rejected.
+func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, bool) {
+	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, opts)
+	return v, st.IsSuccess()
+}
+
+// SelectVictimsWithStatus is [SelectVictims] returning the status upstream
+// returns with it: Success, UnschedulableAndUnresolvable "No preemption
+// victims found for incoming pod", the failed fit check, or Error for
+// invalid input.
+func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, Status) {
+	c, err := newCall(preemptor, pdbs, &opts, opts.now())
+	if err != nil {
+		return Victims{}, Status{Code: Error, Reasons: []string{err.Error()}}
+	}
+	if node.node == nil {
+		return Victims{}, Status{Code: Error, Reasons: []string{ErrInvalidInput.Error() + ": zero NodeSnapshot"}}
+	}
+	return c.newEval().selectVictims(&node)
+}
+
+// victimKey is the sort key of a potential victim, computed once. It holds
+// no pointer, so sorting moves plain words.
+type victimKey struct {
+	sec   int64 // start time: Unix seconds
+	nsec  int32 // and nanoseconds
+	idx   int32 // into node.pods; the final tie-break
+	prio  int32
+	count int32 // violating pods (PDB classification)
+}
+
+func newVictimKey(idx int, p *podEntry, now time.Time) victimKey {
+	t := p.startAt(now)
+	return victimKey{sec: t.Unix(), nsec: int32(t.Nanosecond()), idx: int32(idx), prio: p.priority}
+}
+
+// selectVictims is the victim search on node.
+func (e *nodeEval) selectVictims(node *NodeSnapshot) (Victims, Status) {
+	e.reset(node)
+	c := e.c
+	keys := e.keys[:0]
+	for i := range node.pods {
+		p := &node.pods[i]
+		if p.priority >= c.prio {
+			continue
+		}
+		if f := c.opts.IsEligibleVictim; f != nil && !f(node, p.pod, c.pre) {
+			continue
+		}
+		keys = append(keys, newVictimKey(i, p, c.now))
+	}
+	e.keys = keys
+	if len(keys) == 0 {
+		return Victims{}, Status{Code: UnschedulableAndUnresolvable, Reasons: []string{reasonNoVictims}}
+	}
+	for _, k := range keys {
+		e.remove(k.idx)
+	}
+	if code := e.check(); code != Success {
+		return Victims{}, e.failure(code)
+	}
+	e.sortKeys(keys)
+
+	viol, nonViol := e.viol[:0], e.nonViol[:0]
+	if len(c.pdbs.items) == 0 {
+		nonViol = append(nonViol, keys...)
+	} else {
+		c.pdbs.resetBudgets(e.budgets)
+		for _, k := range keys {
+			if c.pdbs.violates(node.pods[k.idx].pod, e.budgets) {
+				k.count = 1
+				viol = append(viol, k)
+			} else {
+				nonViol = append(nonViol, k)
+			}
+		}
+	}
+	e.viol, e.nonViol = viol, nonViol
+
+	victims := e.victims[:0]
+	violations := 0
+	for _, k := range viol {
+		if !e.reprieve(k.idx) {
+			victims = append(victims, k)
+			violations += int(k.count)
+		}
+	}
+	for _, k := range nonViol {
+		if !e.reprieve(k.idx) {
+			victims = append(victims, k)
+		}
+	}
+	if len(viol) > 0 && len(nonViol) > 0 {
+		e.sortKeys(victims)
+	}
+	e.victims = victims
+
+	out := Victims{NumPDBViolations: violations, Now: c.now}
+	if len(victims) > 0 {
+		out.Pods = make([]*v1.Pod, len(victims))
+		for i, k := range victims {
+			out.Pods[i] = node.pods[k.idx].pod
+		}
+	}
+	return out, Status{Code: Success}
+}
+
+// reprieve puts pod i back and keeps it there if the preemptor still fits.
+func (e *nodeEval) reprieve(i int32) bool {
+	e.restore(i)
+	if e.check() == Success {
+		return true
+	}
+	e.remove(i)
+	return false
+}
+
+// sortKeys orders keys most important first. Ties are broken by snapshot
+// order, so the order is total and the same on every run (upstream's sort is
+// unstable there).
+func (e *nodeEval) sortKeys(keys []victimKey) {
+	if more := e.c.opts.MoreImportant; more != nil {
+		pods := e.node.pods
+		slices.SortFunc(keys, func(a, b victimKey) int {
+			pa, pb := pods[a.idx].pod, pods[b.idx].pod
+			switch {
+			case more(pa, pb):
+				return -1
+			case more(pb, pa):
+				return 1
+			}
+			return cmp.Compare(a.idx, b.idx)
+		})
+		return
+	}
+	slices.SortFunc(keys, compareImportance)
+}
+
+// compareImportance is MoreImportantVictim for single pods as a strict total
+// order: higher priority first, then the earlier start time, then snapshot
+// order.
+func compareImportance(a, b victimKey) int {
+	if a.prio != b.prio {
+		return cmp.Compare(b.prio, a.prio)
+	}
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	if a.nsec != b.nsec {
+		return cmp.Compare(a.nsec, b.nsec)
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
