@@ -1,0 +1,437 @@
+package timedqueue
+
+import (
+	"cmp"
+	"fmt"
+	"time"
+)
+
+// State is the life-cycle state of an [Item].
+type State uint8
+
+const (
+	// Pending means the item waits in the heap for its fire time (or, with
+	// [WithRetry], for its next attempt).
+	Pending State = iota + 1
+	// Running means the item's work call has started and not yet returned.
+	Running
+)
+
+// String returns "pending" or "running".
+func (s State) String() string {
+	switch s {
+	case Pending:
+		return "pending"
+	case Running:
+		return "running"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Item is a value copy of one scheduled key: changing it changes nothing in
+// the queue it came from.
+type Item[K comparable] struct {
+	// Key identifies the item; keys compare with ==.
+	Key K
+	// CreatedAt is the time the caller passed to Add; the queue only hands it
+	// back.
+	CreatedAt time.Time
+	// FireAt is the earliest time the work may start. The work function
+	// receives it unchanged, also on retries.
+	FireAt time.Time
+	// State is Pending or Running.
+	State State
+	// Attempts counts the work calls for this item that have failed so far
+	// (non-zero only with [WithRetry]).
+	Attempts int
+}
+
+// Slot positions below zero are states of a slot that is not in the heap.
+const (
+	posRunning  int32 = -1 // popped to run; its key still maps to it
+	posReleased int32 = -2 // popped to run; its key was released by a cancel
+	posFree     int32 = -3 // on the free list
+)
+
+// shrinkAbove is the slab capacity above which an emptied heap gives its
+// storage back to the garbage collector.
+const shrinkAbove = 4096
+
+// slot holds one item's data in the slab; the heap orders slot numbers.
+type slot[K comparable] struct {
+	key       K
+	createdAt time.Time
+	fireAt    time.Time
+	pos       int32 // index in Heap.elems, or one of the pos* states
+	attempts  int32
+}
+
+// elem is one heap entry: the sort key inline, so sifting never leaves the
+// elems array, and the slot it stands for.
+type elem struct {
+	sec  int64 // due time, Unix seconds (wall clock)
+	nsec int32 // due time, nanoseconds within sec
+	slot int32
+	seq  uint64 // push order: FIFO among equal due times
+}
+
+func (a elem) less(b elem) bool {
+	if a.sec != b.sec {
+		return a.sec < b.sec
+	}
+	if a.nsec != b.nsec {
+		return a.nsec < b.nsec
+	}
+	return a.seq < b.seq
+}
+
+// compare orders elems as the heap does; a strict weak ordering, total
+// because seq is unique.
+func (a elem) compare(b elem) int {
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.seq, b.seq))
+}
+
+// dueBy reports whether e is due at the wall time (sec, nsec).
+func (e elem) dueBy(sec int64, nsec int32) bool {
+	return e.sec < sec || (e.sec == sec && e.nsec <= nsec)
+}
+
+func wall(t time.Time) (int64, int32) { return t.Unix(), int32(t.Nanosecond()) }
+
+// Heap is a synchronous min-heap of keyed items ordered by fire time, then by
+// push order (FIFO among equal fire times). It has no goroutine and reads no
+// clock: the caller passes now to [Heap.PopDue]. [Queue] drives one.
+//
+// Items live in a slab indexed by a key map; the heap array holds each
+// item's fire time inline and its slab index, and every slab entry records
+// its heap position, so Remove and Update are O(log n) fix-ups. Popped and
+// removed entries are cleared at once, and an emptied heap releases large
+// storage.
+//
+// Fire times compare on the wall clock (monotonic clock readings are
+// ignored), so items created from different clocks order consistently.
+//
+// The zero Heap is empty and ready to use. A Heap is not safe for concurrent
+// use. It holds at most 2³¹−1 items.
+type Heap[K comparable] struct {
+	idx     map[K]int32 // key → slot, for pending and running slots
+	slots   []slot[K]
+	free    []int32
+	elems   []elem
+	seq     uint64
+	running int // slots in posRunning
+}
+
+// Len returns the number of pending items. O(1).
+func (h *Heap[K]) Len() int { return len(h.elems) }
+
+// Push adds a pending item for key, due at fireAt, and reports true; it
+// reports false and changes nothing when key is already present.
+// O(log n).
+func (h *Heap[K]) Push(key K, createdAt, fireAt time.Time) bool {
+	_, ok := h.push(key, createdAt, fireAt)
+	return ok
+}
+
+func (h *Heap[K]) push(key K, createdAt, fireAt time.Time) (int32, bool) {
+	if _, ok := h.idx[key]; ok {
+		return 0, false
+	}
+	if h.idx == nil {
+		h.idx = make(map[K]int32)
+	}
+	s := h.alloc()
+	h.slots[s] = slot[K]{key: key, createdAt: createdAt, fireAt: fireAt}
+	h.idx[key] = s
+	h.pushElem(s, fireAt)
+	return s, true
+}
+
+// Update gives the pending item for key a new creation and fire time (its
+// place in FIFO order becomes that of a fresh push) and reports true;
+// it reports false when key is not pending. O(log n).
+func (h *Heap[K]) Update(key K, createdAt, fireAt time.Time) bool {
+	s, ok := h.idx[key]
+	if !ok || h.slots[s].pos < 0 {
+		return false
+	}
+	sl := &h.slots[s]
+	sl.createdAt, sl.fireAt, sl.attempts = createdAt, fireAt, 0
+	i := int(sl.pos)
+	sec, nsec := wall(fireAt)
+	h.elems[i] = elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()}
+	h.fix(i)
+	return true
+}
+
+// Remove deletes the pending item for key and returns it; it reports false
+// when key is not pending. O(log n).
+func (h *Heap[K]) Remove(key K) (Item[K], bool) {
+	s, ok := h.idx[key]
+	if !ok || h.slots[s].pos < 0 {
+		return Item[K]{}, false
+	}
+	it := h.item(s)
+	h.removeAt(int(h.slots[s].pos))
+	delete(h.idx, key)
+	h.release(s)
+	return it, true
+}
+
+// Get returns the item stored for key. O(1).
+func (h *Heap[K]) Get(key K) (Item[K], bool) {
+	s, ok := h.idx[key]
+	if !ok {
+		return Item[K]{}, false
+	}
+	return h.item(s), true
+}
+
+// Peek returns the pending item that is due first. O(1).
+func (h *Heap[K]) Peek() (Item[K], bool) {
+	if len(h.elems) == 0 {
+		return Item[K]{}, false
+	}
+	return h.item(h.elems[0].slot), true
+}
+
+// NextAt returns the time at which the first pending item becomes due: its
+// FireAt, or its retry time while it waits for another attempt. O(1).
+func (h *Heap[K]) NextAt() (time.Time, bool) {
+	if len(h.elems) == 0 {
+		return time.Time{}, false
+	}
+	e := h.elems[0]
+	return time.Unix(e.sec, int64(e.nsec)).In(h.slots[e.slot].fireAt.Location()), true
+}
+
+// PopDue removes and returns the first pending item if it is due at now
+// (its due time is not after now); otherwise it reports false. O(log n).
+func (h *Heap[K]) PopDue(now time.Time) (Item[K], bool) {
+	if !h.headDue(now) {
+		return Item[K]{}, false
+	}
+	s := h.elems[0].slot
+	it := h.item(s)
+	h.removeAt(0)
+	delete(h.idx, it.Key)
+	h.release(s)
+	return it, true
+}
+
+// Clear removes every pending item. O(n).
+func (h *Heap[K]) Clear() {
+	for _, e := range h.elems {
+		delete(h.idx, h.slots[e.slot].key)
+		h.release(e.slot)
+	}
+	clear(h.elems)
+	h.elems = h.elems[:0]
+	h.maybeShrink()
+}
+
+// headDue reports whether the first pending item is due at now.
+func (h *Heap[K]) headDue(now time.Time) bool {
+	if len(h.elems) == 0 {
+		return false
+	}
+	sec, nsec := wall(now)
+	return h.elems[0].dueBy(sec, nsec)
+}
+
+// item builds the value copy of slot s.
+func (h *Heap[K]) item(s int32) Item[K] {
+	sl := &h.slots[s]
+	st := Pending
+	if sl.pos < 0 {
+		st = Running
+	}
+	return Item[K]{Key: sl.key, CreatedAt: sl.createdAt, FireAt: sl.fireAt, State: st, Attempts: int(sl.attempts)}
+}
+
+// pos returns the heap position of key, or a negative number when key is
+// not pending.
+func (h *Heap[K]) pos(key K) int32 {
+	s, ok := h.idx[key]
+	if !ok {
+		return posFree
+	}
+	return h.slots[s].pos
+}
+
+// The methods below serve Queue, which keeps running items in the same slab
+// so that starting and finishing an item costs no map operation.
+
+// start pops the first pending item if it is due at now and keeps its slot
+// (and its key) as running.
+func (h *Heap[K]) start(now time.Time) (int32, Item[K], bool) {
+	if !h.headDue(now) {
+		return 0, Item[K]{}, false
+	}
+	s := h.elems[0].slot
+	h.removeAt(0)
+	h.slots[s].pos = posRunning
+	h.running++
+	it := h.item(s)
+	return s, it, true
+}
+
+// cancel removes key in whatever state it is: a pending item is deleted, a
+// running one is released (its slot stays with the running call). It
+// returns the state the key was in (0 if absent) and whether it was the
+// heap's head.
+func (h *Heap[K]) cancel(key K) (st State, head bool) {
+	s, ok := h.idx[key]
+	if !ok {
+		return 0, false
+	}
+	delete(h.idx, key)
+	sl := &h.slots[s]
+	if pos := sl.pos; pos >= 0 {
+		h.removeAt(int(pos))
+		h.release(s)
+		return Pending, pos == 0
+	}
+	sl.pos = posReleased
+	h.running--
+	return Running, false
+}
+
+// finish ends the run of slot s: its key is deleted unless a cancel released
+// it already (then the key may belong to a newer item, which stays).
+func (h *Heap[K]) finish(s int32) {
+	sl := &h.slots[s]
+	if sl.pos == posRunning {
+		delete(h.idx, sl.key)
+		h.running--
+	}
+	h.release(s)
+}
+
+// retry puts running slot s back in the heap, due at due, and counts one
+// more failed attempt. A released slot is freed instead and retry reports
+// false.
+func (h *Heap[K]) retry(s int32, due time.Time) bool {
+	sl := &h.slots[s]
+	if sl.pos != posRunning {
+		h.release(s)
+		return false
+	}
+	h.running--
+	if sl.attempts < 1<<31-1 {
+		sl.attempts++
+	}
+	h.pushElem(s, due)
+	return true
+}
+
+// dropPending removes every pending item; running slots are kept.
+func (h *Heap[K]) dropPending() { h.Clear() }
+
+// alloc returns a free slot number.
+func (h *Heap[K]) alloc() int32 {
+	if n := len(h.free); n > 0 {
+		s := h.free[n-1]
+		h.free = h.free[:n-1]
+		return s
+	}
+	h.slots = append(h.slots, slot[K]{})
+	return int32(len(h.slots) - 1)
+}
+
+// release clears slot s and puts it on the free list.
+func (h *Heap[K]) release(s int32) {
+	h.slots[s] = slot[K]{pos: posFree}
+	h.free = append(h.free, s)
+	h.maybeShrink()
+}
+
+// maybeShrink drops large storage once nothing is in use, so a heap that
+// once held a million items does not keep their memory.
+func (h *Heap[K]) maybeShrink() {
+	if len(h.free) != len(h.slots) || cap(h.slots) <= shrinkAbove {
+		return
+	}
+	h.slots, h.free, h.elems, h.idx = nil, nil, nil, nil
+}
+
+func (h *Heap[K]) nextSeq() uint64 {
+	h.seq++
+	return h.seq
+}
+
+func (h *Heap[K]) pushElem(s int32, due time.Time) {
+	sec, nsec := wall(due)
+	h.elems = append(h.elems, elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()})
+	i := len(h.elems) - 1
+	h.slots[s].pos = int32(i)
+	h.up(i)
+}
+
+// removeAt deletes heap entry i, clearing the vacated array slot.
+func (h *Heap[K]) removeAt(i int) {
+	last := len(h.elems) - 1
+	if i != last {
+		h.elems[i] = h.elems[last]
+		h.slots[h.elems[i].slot].pos = int32(i)
+	}
+	h.elems[last] = elem{}
+	h.elems = h.elems[:last]
+	if i != last {
+		h.fix(i)
+	}
+}
+
+// fix restores the heap order after entry i changed.
+func (h *Heap[K]) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+// The heap is 4-ary: half as deep as a binary heap, and a node's children
+// share cache lines, which matters at a million items.
+const arity = 4
+
+func (h *Heap[K]) up(i int) {
+	e := h.elems[i]
+	for i > 0 {
+		p := (i - 1) / arity
+		if !e.less(h.elems[p]) {
+			break
+		}
+		h.elems[i] = h.elems[p]
+		h.slots[h.elems[i].slot].pos = int32(i)
+		i = p
+	}
+	h.elems[i] = e
+	h.slots[e.slot].pos = int32(i)
+}
+
+// down sifts entry i towards the leaves and reports whether it moved.
+func (h *Heap[K]) down(i0 int) bool {
+	n := len(h.elems)
+	i := i0
+	e := h.elems[i]
+	for {
+		c := arity*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < min(c+arity, n); j++ {
+			if h.elems[j].less(h.elems[m]) {
+				m = j
+			}
+		}
+		if !h.elems[m].less(e) {
+			break
+		}
+		h.elems[i] = h.elems[m]
+		h.slots[h.elems[i].slot].pos = int32(i)
+		i = m
+	}
+	h.elems[i] = e
+	h.slots[e.slot].pos = int32(i)
+	return i > i0
+}

@@ -1,0 +1,150 @@
+package timedqueue
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// popAll pops every item due at now and returns the keys.
+func popAll[K comparable](h *Heap[K], now time.Time) []K {
+	var out []K
+	for {
+		it, ok := h.PopDue(now)
+		if !ok {
+			return out
+		}
+		out = append(out, it.Key)
+	}
+}
+
+func TestHeap(t *testing.T) {
+	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
+	tests := []struct {
+		name string
+		run  func(t *testing.T, h *Heap[string])
+	}{
+		{"zero heap is empty", func(t *testing.T, h *Heap[string]) {
+			assert.Zero(t, h.Len())
+			_, ok := h.Peek()
+			assert.False(t, ok)
+			_, ok = h.NextAt()
+			assert.False(t, ok)
+			_, ok = h.PopDue(sec(100))
+			assert.False(t, ok)
+			_, ok = h.Remove("x")
+			assert.False(t, ok)
+			assert.False(t, h.Update("x", t0, t0))
+			h.Clear()
+		}},
+		{"pops in fire-time order, FIFO among equal times", func(t *testing.T, h *Heap[string]) {
+			for _, p := range []struct {
+				k string
+				s int
+			}{{"c", 3}, {"a", 1}, {"b1", 2}, {"b2", 2}, {"b3", 2}, {"d", 4}} {
+				require.True(t, h.Push(p.k, t0, sec(p.s)))
+			}
+			assert.Equal(t, []string{"a", "b1", "b2", "b3"}, popAll(h, sec(2)))
+			assert.Equal(t, 2, h.Len())
+		}},
+		{"a duplicate push is refused", func(t *testing.T, h *Heap[string]) {
+			require.True(t, h.Push("k", t0, sec(1)))
+			assert.False(t, h.Push("k", t0, sec(0)))
+			at, _ := h.NextAt()
+			assert.Equal(t, sec(1), at)
+		}},
+		{"pop due is inclusive of now", func(t *testing.T, h *Heap[string]) {
+			h.Push("k", t0, sec(1))
+			_, ok := h.PopDue(sec(1).Add(-1))
+			assert.False(t, ok)
+			it, ok := h.PopDue(sec(1))
+			require.True(t, ok)
+			assert.Equal(t, Item[string]{Key: "k", CreatedAt: t0, FireAt: sec(1), State: Pending}, it)
+			_, ok = h.Get("k")
+			assert.False(t, ok, "popped items are forgotten")
+		}},
+		{"remove and update re-position", func(t *testing.T, h *Heap[string]) {
+			for i, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+				h.Push(k, t0, sec(i))
+			}
+			it, ok := h.Remove("a")
+			require.True(t, ok)
+			assert.Equal(t, "a", it.Key)
+			assert.True(t, h.Update("g", t0, sec(-1)))
+			assert.True(t, h.Update("b", t0, sec(10)))
+			p, _ := h.Peek()
+			assert.Equal(t, "g", p.Key)
+			assert.Equal(t, []string{"g", "c", "d", "e", "f", "b"}, popAll(h, sec(100)))
+		}},
+		{"update makes the item the last of its time", func(t *testing.T, h *Heap[string]) {
+			h.Push("a", t0, sec(1))
+			h.Push("b", t0, sec(1))
+			h.Update("a", t0.Add(time.Minute), sec(1))
+			assert.Equal(t, []string{"b", "a"}, popAll(h, sec(1)))
+		}},
+		{"get returns the stored times", func(t *testing.T, h *Heap[string]) {
+			h.Push("k", sec(-5), sec(5))
+			it, ok := h.Get("k")
+			require.True(t, ok)
+			assert.Equal(t, Item[string]{Key: "k", CreatedAt: sec(-5), FireAt: sec(5), State: Pending}, it)
+		}},
+		{"next at keeps the fire time's location", func(t *testing.T, h *Heap[string]) {
+			loc := time.FixedZone("X", 3600)
+			h.Push("k", t0, sec(5).In(loc))
+			at, ok := h.NextAt()
+			require.True(t, ok)
+			assert.True(t, at.Equal(sec(5)))
+			assert.Equal(t, loc, at.Location())
+		}},
+		{"monotonic readings are ignored", func(t *testing.T, h *Heap[string]) {
+			now := time.Now()
+			h.Push("mono", now, now.Add(time.Second))
+			h.Push("wall", now, now.Round(0).Add(500*time.Millisecond))
+			assert.Equal(t, []string{"wall", "mono"}, popAll(h, now.Round(0).Add(time.Second)))
+		}},
+		{"extreme times order correctly", func(t *testing.T, h *Heap[string]) {
+			h.Push("far", t0, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+			h.Push("zero", t0, time.Time{})
+			h.Push("old", t0, time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC))
+			assert.Equal(t, []string{"zero", "old"}, popAll(h, t0))
+			assert.Equal(t, []string{"far"}, popAll(h, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)))
+		}},
+		{"popped and removed slots are cleared", func(t *testing.T, h *Heap[string]) {
+			for i, k := range []string{"a", "b", "c"} {
+				h.Push(k, t0, sec(i))
+			}
+			h.PopDue(sec(0))
+			h.Remove("b")
+			for _, s := range h.free {
+				assert.Equal(t, slot[string]{pos: posFree}, h.slots[s])
+			}
+			assert.Len(t, h.free, 2)
+			assert.Equal(t, elem{}, h.elems[:cap(h.elems)][1], "vacated array slot cleared")
+			h.Push("d", t0, sec(5))
+			assert.Len(t, h.free, 1, "slots are reused")
+		}},
+		{"an emptied large heap releases its storage", func(t *testing.T, h *Heap[string]) {
+			for i := range shrinkAbove + 1 {
+				h.Push(string(rune(i+0x100)), t0, sec(i))
+			}
+			h.Clear()
+			assert.Nil(t, h.slots)
+			assert.Nil(t, h.idx)
+			assert.True(t, h.Push("again", t0, t0))
+			assert.Equal(t, 1, h.Len())
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run(t, &Heap[string]{})
+		})
+	}
+}
+
+func TestStateString(t *testing.T) {
+	assert.Equal(t, "pending", Pending.String())
+	assert.Equal(t, "running", Running.String())
+	assert.Equal(t, "State(0)", State(0).String())
+}

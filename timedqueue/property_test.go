@@ -1,0 +1,435 @@
+package timedqueue
+
+import (
+	"cmp"
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	testclock "k8s.io/utils/clock/testing"
+	"pgregory.net/rapid"
+)
+
+// model is the reference for Heap and Queue: a slice of pending items kept
+// sorted by (fire time, push order).
+type model struct {
+	items []mItem
+	seq   int
+}
+
+type mItem struct {
+	key             int
+	created, fireAt time.Time
+	seq             int
+}
+
+func (m *model) find(key int) int {
+	return slices.IndexFunc(m.items, func(it mItem) bool { return it.key == key })
+}
+
+func (m *model) push(key int, created, fireAt time.Time) {
+	m.seq++
+	m.items = append(m.items, mItem{key, created, fireAt, m.seq})
+	slices.SortFunc(m.items, func(a, b mItem) int {
+		return cmp.Or(a.fireAt.Compare(b.fireAt), cmp.Compare(a.seq, b.seq))
+	})
+}
+
+func (m *model) remove(key int) bool {
+	i := m.find(key)
+	if i < 0 {
+		return false
+	}
+	m.items = slices.Delete(m.items, i, i+1)
+	return true
+}
+
+// popDue removes and returns the due items in order.
+func (m *model) popDue(now time.Time) []mItem {
+	n := 0
+	for n < len(m.items) && !m.items[n].fireAt.After(now) {
+		n++
+	}
+	due := slices.Clone(m.items[:n])
+	m.items = slices.Delete(m.items, 0, n)
+	return due
+}
+
+// Times are drawn on a 100 ms grid so that equal fire times are common.
+func drawTime(t *rapid.T, base time.Time, label string) time.Time {
+	return base.Add(time.Duration(rapid.IntRange(-20, 100).Draw(t, label)) * 100 * time.Millisecond)
+}
+
+// TestHeapMatchesModel: the synchronous heap agrees with a sorted slice
+// after every Push, Update, Remove and PopDue.
+func TestHeapMatchesModel(t *testing.T) {
+	rapid.Check(t, heapMachine)
+}
+
+// FuzzHeap drives the same state machine from fuzz input.
+func FuzzHeap(f *testing.F) {
+	for seed := range 4 {
+		b := make([]byte, 16<<10)
+		x := uint32(seed*7919 + 1)
+		for i := range b {
+			x = x*1664525 + 1013904223 // a fixed LCG: seeds must be stable
+			b[i] = byte(x >> 24)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(rapid.MakeFuzz(heapMachine))
+}
+
+func heapMachine(t *rapid.T) {
+	var h Heap[int]
+	var m model
+	now := t0
+	key := rapid.IntRange(0, 15)
+	t.Repeat(map[string]func(*rapid.T){
+		"push": func(t *rapid.T) {
+			k := key.Draw(t, "key")
+			c, f := drawTime(t, now, "created"), drawTime(t, now, "fire")
+			want := m.find(k) < 0
+			if got := h.Push(k, c, f); got != want {
+				t.Fatalf("Push(%d) = %v, want %v", k, got, want)
+			}
+			if want {
+				m.push(k, c, f)
+			}
+		},
+		"update": func(t *rapid.T) {
+			k := key.Draw(t, "key")
+			c, f := drawTime(t, now, "created"), drawTime(t, now, "fire")
+			want := m.remove(k)
+			if got := h.Update(k, c, f); got != want {
+				t.Fatalf("Update(%d) = %v, want %v", k, got, want)
+			}
+			if want {
+				m.push(k, c, f)
+			}
+		},
+		"remove": func(t *rapid.T) {
+			k := key.Draw(t, "key")
+			want := m.remove(k)
+			if _, got := h.Remove(k); got != want {
+				t.Fatalf("Remove(%d) = %v, want %v", k, got, want)
+			}
+		},
+		"popDue": func(t *rapid.T) {
+			now = now.Add(time.Duration(rapid.IntRange(0, 30).Draw(t, "advance")) * 100 * time.Millisecond)
+			var got []int
+			for {
+				it, ok := h.PopDue(now)
+				if !ok {
+					break
+				}
+				got = append(got, it.Key)
+			}
+			var want []int
+			for _, it := range m.popDue(now) {
+				want = append(want, it.key)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("PopDue(%v) = %v, want %v", now.Sub(t0), got, want)
+			}
+		},
+		"": func(t *rapid.T) {
+			if h.Len() != len(m.items) {
+				t.Fatalf("Len = %d, want %d", h.Len(), len(m.items))
+			}
+			for k := range 16 {
+				it, ok := h.Get(k)
+				i := m.find(k)
+				if ok != (i >= 0) {
+					t.Fatalf("Get(%d) ok = %v", k, ok)
+				}
+				if ok && (it.FireAt != m.items[i].fireAt || it.CreatedAt != m.items[i].created || it.State != Pending) {
+					t.Fatalf("Get(%d) = %+v, want %+v", k, it, m.items[i])
+				}
+			}
+			at, ok := h.NextAt()
+			if ok != (len(m.items) > 0) || ok && !at.Equal(m.items[0].fireAt) {
+				t.Fatalf("NextAt = %v, %v", at, ok)
+			}
+			checkHeapInvariants(t, &h)
+		},
+	})
+}
+
+// checkHeapInvariants verifies the heap order, the positions recorded in
+// the slab, and the key index.
+func checkHeapInvariants(t *rapid.T, h *Heap[int]) {
+	for i, e := range h.elems {
+		if i > 0 && e.less(h.elems[(i-1)/arity]) {
+			t.Fatalf("heap order broken at %d", i)
+		}
+		if h.slots[e.slot].pos != int32(i) {
+			t.Fatalf("slot %d records pos %d, is at %d", e.slot, h.slots[e.slot].pos, i)
+		}
+		if s := h.idx[h.slots[e.slot].key]; s != e.slot {
+			t.Fatalf("index of key %d: %d, want %d", h.slots[e.slot].key, s, e.slot)
+		}
+	}
+	if len(h.idx) != len(h.elems)+h.running {
+		t.Fatalf("index holds %d keys, heap %d + running %d", len(h.idx), len(h.elems), h.running)
+	}
+}
+
+// TestQueueMatchesModel is the queue's state machine: random Add, Cancel,
+// Replace and clock steps on a fake clock; after every step exactly the due,
+// uncancelled items have run, once each, in (fire time, insertion) order and
+// at the first clock reading not before their fire time.
+func TestQueueMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		clk := testclock.NewFakeClock(t0)
+		var mu sync.Mutex
+		var got []ran[int]
+		q := New(func(_ context.Context, k int, fireAt time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, ran[int]{Key: k, FireAt: fireAt, At: clk.Now()})
+			return nil
+		}, WithClock(clk), WithWorkers(1))
+		defer func() { _ = q.Shutdown(context.Background()) }()
+
+		var m model
+		var want []ran[int]
+		key := rapid.IntRange(0, 9)
+		settle := func(t *rapid.T) {
+			if err := q.Idle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			now := clk.Now()
+			for _, it := range m.popDue(now) {
+				want = append(want, ran[int]{Key: it.key, FireAt: it.fireAt, At: now})
+			}
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"add": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				c, f := drawTime(t, clk.Now(), "created"), drawTime(t, clk.Now(), "fire")
+				wantOK := m.find(k) < 0
+				if ok := q.Add(k, c, f); ok != wantOK {
+					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
+				}
+				if wantOK {
+					m.push(k, c, f)
+				}
+				settle(t)
+			},
+			"cancel": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				wantOK := m.remove(k)
+				if ok := q.Cancel(k); ok != wantOK {
+					t.Fatalf("Cancel(%d) = %v, want %v", k, ok, wantOK)
+				}
+				settle(t)
+			},
+			"replace": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				c, f := drawTime(t, clk.Now(), "created"), drawTime(t, clk.Now(), "fire")
+				wantOK := true
+				if i := m.find(k); i >= 0 && m.items[i].fireAt.Equal(f) {
+					wantOK = false
+				}
+				if ok := q.Replace(k, c, f); ok != wantOK {
+					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
+				}
+				if wantOK {
+					m.remove(k)
+					m.push(k, c, f)
+				}
+				settle(t)
+			},
+			"step": func(t *rapid.T) {
+				clk.Step(time.Duration(rapid.IntRange(0, 30).Draw(t, "advance")) * 100 * time.Millisecond)
+				settle(t)
+			},
+			"": func(t *rapid.T) {
+				mu.Lock()
+				defer mu.Unlock()
+				if !slices.Equal(got, want) {
+					t.Fatalf("runs\n got %v\nwant %v", got, want)
+				}
+				if q.Len() != len(m.items) {
+					t.Fatalf("Len = %d, want %d", q.Len(), len(m.items))
+				}
+				for k := range 10 {
+					it, ok := q.Get(k)
+					i := m.find(k)
+					if ok != (i >= 0) || ok && (!it.FireAt.Equal(m.items[i].fireAt) || it.State != Pending) {
+						t.Fatalf("Get(%d) = %+v, %v", k, it, ok)
+					}
+				}
+				if n := clk.Waiters(); n > 1 {
+					t.Fatalf("%d clock waiters, want at most one timer", n)
+				}
+			},
+		})
+	})
+}
+
+// TestQueueWorkersProperty: with any bound on the workers, every due item
+// runs exactly once, never before its fire time, and never more calls at
+// once than the bound.
+func TestQueueWorkersProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		workers := rapid.IntRange(0, 4).Draw(t, "workers")
+		clk := testclock.NewFakeClock(t0)
+		var mu sync.Mutex
+		active, peak, early := 0, 0, 0
+		count := map[int]int{}
+		q := New(func(_ context.Context, k int, fireAt time.Time) error {
+			mu.Lock()
+			if clk.Now().Before(fireAt) {
+				early++
+			}
+			count[k]++
+			active++
+			peak = max(peak, active)
+			mu.Unlock()
+			runtime.Gosched()
+			mu.Lock()
+			active--
+			mu.Unlock()
+			return nil
+		}, WithClock(clk), WithWorkers(workers))
+		defer func() { _ = q.Shutdown(context.Background()) }()
+		n := rapid.IntRange(0, 60).Draw(t, "n")
+		for k := range n {
+			q.Add(k, t0, drawTime(t, t0, "fire"))
+		}
+		for range 12 {
+			clk.Step(time.Second)
+		}
+		if err := q.Idle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for k := range n {
+			if count[k] != 1 {
+				t.Fatalf("key %d ran %d times", k, count[k])
+			}
+		}
+		if early > 0 {
+			t.Fatalf("%d calls before their fire time", early)
+		}
+		if workers > 0 && peak > workers {
+			t.Fatalf("%d calls at once, bound %d", peak, workers)
+		}
+	})
+}
+
+// TestRateLimitedMatchesModel: with an always-accepting bucket, Try hands
+// out exactly the due values in (process time, insertion) order, retries
+// at now+wait+1ns and keeps tombstones until Remove or Clear.
+func TestRateLimitedMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		clk := testclock.NewFakeClock(t0)
+		rs := NewRateLimited[int](always, WithClock(clk))
+		var m model
+		processed := map[int]bool{}
+		key := rapid.IntRange(0, 7)
+		t.Repeat(map[string]func(*rapid.T){
+			"add": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				wantOK := m.find(k) < 0 && !processed[k]
+				if ok := rs.Add(k, nil); ok != wantOK {
+					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
+				}
+				if wantOK {
+					m.push(k, clk.Now(), clk.Now())
+				}
+			},
+			"remove": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				wantOK := m.remove(k) || processed[k]
+				delete(processed, k)
+				if ok := rs.Remove(k); ok != wantOK {
+					t.Fatalf("Remove(%d) = %v, want %v", k, ok, wantOK)
+				}
+			},
+			"clear": func(t *rapid.T) {
+				rs.Clear()
+				m.items = nil
+				clear(processed)
+			},
+			"step": func(t *rapid.T) {
+				clk.Step(time.Duration(rapid.IntRange(0, 20).Draw(t, "advance")) * 100 * time.Millisecond)
+			},
+			"try": func(t *rapid.T) {
+				fail := rapid.MapOf(key, rapid.IntRange(0, 20)).Draw(t, "fail") // key → wait in 100 ms
+				var got []int
+				rs.Try(func(v TimedValue[int]) (bool, time.Duration) {
+					got = append(got, v.Value)
+					if w, ok := fail[v.Value]; ok {
+						return false, time.Duration(w) * 100 * time.Millisecond
+					}
+					return true, 0
+				})
+				now := clk.Now()
+				var want []int
+				for len(m.items) > 0 && !m.items[0].fireAt.After(now) {
+					it := m.items[0]
+					want = append(want, it.key)
+					m.items = m.items[1:]
+					if w, ok := fail[it.key]; ok {
+						m.push(it.key, it.created, now.Add(time.Duration(w)*100*time.Millisecond+1))
+					} else {
+						processed[it.key] = true
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("Try handed out %v, want %v", got, want)
+				}
+			},
+			"": func(t *rapid.T) {
+				vs := rs.Values()
+				if len(vs) != len(m.items) || rs.Len() != len(m.items) {
+					t.Fatalf("queued %d, want %d", len(vs), len(m.items))
+				}
+				for i, v := range vs {
+					it := m.items[i]
+					if v.Value != it.key || !v.AddedAt.Equal(it.created) || !v.ProcessAt.Equal(it.fireAt) {
+						t.Fatalf("value %d = %+v, want %+v", i, v, it)
+					}
+				}
+				for k := range 8 {
+					if rs.Has(k) != (processed[k] || m.find(k) >= 0) {
+						t.Fatalf("Has(%d) wrong", k)
+					}
+				}
+			},
+		})
+	})
+}
+
+// TestRateLimitedBucketLaw: however Try is polled, the number of values
+// handed out by time T never exceeds 1 + qps·T (burst 1), and no value is
+// handed out before its process time.
+func TestRateLimitedBucketLaw(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		qps := rapid.SampledFrom([]float32{0.1, 0.5, 1, 2, 10}).Draw(t, "qps")
+		r, clk := newRL(qps)
+		for k := range 20 {
+			r.Add(string(rune('a'+k)), nil)
+		}
+		n := 0
+		for range rapid.IntRange(1, 50).Draw(t, "polls") {
+			clk.Step(time.Duration(rapid.IntRange(0, 3000).Draw(t, "gap")) * time.Millisecond)
+			n += r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+				if clk.Now().Before(v.ProcessAt) {
+					t.Fatalf("%s handed out before its time", v.Value)
+				}
+				return rapid.Bool().Draw(t, "done"), time.Duration(rapid.IntRange(0, 2000).Draw(t, "wait")) * time.Millisecond
+			})
+			if limit := 1 + float64(qps)*clk.Since(t0).Seconds(); float64(n) > limit+1e-6 {
+				t.Fatalf("%d values by %v at %v qps", n, clk.Since(t0), qps)
+			}
+		}
+	})
+}

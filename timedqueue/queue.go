@@ -1,0 +1,317 @@
+package timedqueue
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Queue runs one work call per key, no earlier than the key's fire time, on
+// a bounded pool of goroutines. It keeps its pending items in a [Heap],
+// arms one clock timer for the earliest of them, and holds no goroutine
+// while nothing is pending or running. All methods are safe for concurrent
+// use, also from inside a work call.
+type Queue[K comparable] struct {
+	work    func(ctx context.Context, key K, fireAt time.Time) error
+	clock   clock.Clock
+	ctx     context.Context
+	workers int
+	onError func(K, error)
+	retry   Retry
+
+	mu      sync.Mutex
+	h       Heap[K]
+	active  int           // goroutines running work calls
+	closed  bool          // Shutdown was called
+	timer   clock.Timer   // the queue's one timer; nil until first armed
+	armed   bool          // timer is set for armedAt
+	armedAt time.Time     // wall time the timer is set for
+	loop    bool          // the timer goroutine is alive
+	kick    chan struct{} // wakes the timer goroutine to re-check
+	idle    chan struct{} // closed when active drops to 0; nil if nobody waits
+}
+
+// New returns a queue that calls work(ctx, key, fireAt) once for every item
+// added, no earlier than the item's fire time, with the item's original
+// fire time. A nil work does nothing. See [Option] for the settings.
+func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) error, opts ...Option) *Queue[K] {
+	cfg := newConfig(opts)
+	q := &Queue[K]{
+		work:    work,
+		clock:   cfg.clock,
+		ctx:     cfg.ctx,
+		workers: cfg.workers,
+		retry:   cfg.retry,
+		kick:    make(chan struct{}, 1),
+	}
+	if q.work == nil {
+		q.work = func(context.Context, K, time.Time) error { return nil }
+	}
+	if cfg.onError != nil {
+		f, ok := cfg.onError.(func(K, error))
+		if !ok {
+			var zero K
+			panic(fmt.Sprintf("timedqueue: WithErrorHandler takes %T, want func(%T, error)", cfg.onError, zero))
+		}
+		q.onError = f
+	}
+	return q
+}
+
+// Add schedules work for key, due once the clock reaches fireAt, and reports
+// true. It reports false and changes nothing when key is already pending or
+// running, or after [Queue.Shutdown]: the first add wins. An item due
+// already is dispatched at once, without waiting for the clock to move.
+// createdAt is only stored and handed back by [Queue.Get]. O(log n).
+func (q *Queue[K]) Add(key K, createdAt, fireAt time.Time) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	s, ok := q.h.push(key, createdAt, fireAt)
+	if !ok {
+		return false
+	}
+	if q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
+		q.pumpLocked(q.clock.Now())
+	}
+	return true
+}
+
+// Replace schedules key anew. On a pending key it sets the new times and
+// reports true, unless fireAt equals the stored FireAt (then false,
+// unchanged); on a running key it reports false; on an absent key it acts as
+// [Queue.Add]. O(log n).
+func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	it, ok := q.h.Get(key)
+	if ok && (it.State == Running || it.FireAt.Equal(fireAt)) {
+		return false
+	}
+	wasHead := q.h.pos(key) == 0
+	if ok {
+		q.h.Update(key, createdAt, fireAt)
+	} else {
+		q.h.Push(key, createdAt, fireAt)
+	}
+	if wasHead || q.h.pos(key) == 0 { // the head changed
+		q.pumpLocked(q.clock.Now())
+	}
+	return true
+}
+
+// Cancel removes key. A pending item never runs and Cancel reports true. A
+// running call is not interrupted, but its key is released at once, so that
+// a later Add may schedule a new item; Cancel reports false then, as it does
+// for an absent key. O(log n).
+func (q *Queue[K]) Cancel(key K) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st, head := q.h.cancel(key)
+	if head { // the timer is set for the item just removed
+		q.pumpLocked(q.clock.Now())
+	}
+	return st == Pending
+}
+
+// Get returns a copy of the item stored for key, pending or running. O(1).
+func (q *Queue[K]) Get(key K) (Item[K], bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.h.Get(key)
+}
+
+// Len returns the number of keys the queue holds: pending items plus running
+// calls whose key was not released by Cancel. O(1).
+func (q *Queue[K]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.h.Len() + q.h.running
+}
+
+// Idle dispatches every item that is due at the clock's current time and
+// waits until no work call is running. It returns nil then, or the context's
+// error (wrapped) if ctx ends first. After a fake clock's Step, Idle returns
+// once everything that became due has run, including work that running
+// calls added; with [WithWorkers](1) the calls ran one at a time in (FireAt,
+// insertion) order. A work call or error handler must not call Idle or
+// Shutdown: it would wait for itself.
+func (q *Queue[K]) Idle(ctx context.Context) error {
+	q.mu.Lock()
+	q.pumpLocked(q.clock.Now())
+	ch := q.waitLocked()
+	q.mu.Unlock()
+	return wait(ctx, ch, "idle")
+}
+
+// Shutdown drops every pending item without running it, makes later Adds
+// and Replaces report false, and waits until the running calls have
+// returned. It returns nil then, or the context's error (wrapped) if ctx ends
+// first; the running calls are never interrupted.
+func (q *Queue[K]) Shutdown(ctx context.Context) error {
+	q.mu.Lock()
+	q.closed = true
+	q.h.dropPending()
+	q.armLocked(q.clock.Now())
+	ch := q.waitLocked()
+	q.mu.Unlock()
+	return wait(ctx, ch, "shutdown")
+}
+
+// waitLocked returns a channel that is closed when no call runs (nil when
+// none runs now).
+func (q *Queue[K]) waitLocked() chan struct{} {
+	if q.active == 0 {
+		return nil
+	}
+	if q.idle == nil {
+		q.idle = make(chan struct{})
+	}
+	return q.idle
+}
+
+func wait(ctx context.Context, ch chan struct{}, op string) error {
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("timedqueue: %s: %w", op, ctx.Err())
+	}
+}
+
+// pumpLocked starts a call for every due item while a worker is free, then
+// sets the timer for the next pending item.
+func (q *Queue[K]) pumpLocked(now time.Time) {
+	for q.workers <= 0 || q.active < q.workers {
+		s, it, ok := q.h.start(now)
+		if !ok {
+			break
+		}
+		q.active++
+		go q.run(s, it)
+	}
+	q.armLocked(now)
+}
+
+// armLocked makes the timer agree with the heap: set for the first pending
+// item if it is not due yet, stopped otherwise (a due item waits for a busy
+// worker, which picks it up when it finishes).
+func (q *Queue[K]) armLocked(now time.Time) {
+	at, ok := q.h.NextAt()
+	if !ok || !at.After(now.Round(0)) {
+		if q.armed {
+			q.stopTimerLocked()
+			q.armed = false
+			if q.loop {
+				q.wakeLoop() // let the timer goroutine exit
+			}
+		}
+		return
+	}
+	if q.armed && q.armedAt.Equal(at) {
+		return
+	}
+	d := at.Sub(now.Round(0))
+	if q.timer == nil {
+		q.timer = q.clock.NewTimer(d)
+	} else {
+		// Stop and drain first: a stale tick must never sit in the channel of
+		// an armed timer (a fake clock blocks its Step on a full channel).
+		q.stopTimerLocked()
+		q.timer.Reset(d)
+	}
+	q.armed, q.armedAt = true, at
+	if !q.loop {
+		q.loop = true
+		go q.timerLoop(q.timer)
+	}
+}
+
+func (q *Queue[K]) stopTimerLocked() {
+	q.timer.Stop()
+	select {
+	case <-q.timer.C():
+	default:
+	}
+}
+
+func (q *Queue[K]) wakeLoop() {
+	select {
+	case q.kick <- struct{}{}:
+	default:
+	}
+}
+
+// timerLoop is the queue's one timer goroutine: it lives while the timer is
+// armed and dispatches when it fires.
+func (q *Queue[K]) timerLoop(t clock.Timer) {
+	for {
+		fired := false
+		select {
+		case <-t.C():
+			fired = true
+		case <-q.kick:
+		}
+		q.mu.Lock()
+		if fired {
+			q.armed = false
+		}
+		q.pumpLocked(q.clock.Now())
+		if !q.armed {
+			q.loop = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+	}
+}
+
+// run executes the item in slot s, then keeps taking due items until none
+// is left. The error handler runs before the worker counts as done, so Idle
+// and Shutdown also wait for it.
+func (q *Queue[K]) run(s int32, it Item[K]) {
+	for {
+		err := q.work(q.ctx, it.Key, it.FireAt)
+		q.mu.Lock()
+		now := q.clock.Now()
+		failed := false
+		if err != nil && !q.closed && q.retry.retries(it.Attempts+1) {
+			failed = !q.h.retry(s, now.Add(q.retry.Backoff(it.Attempts+1)))
+		} else {
+			q.h.finish(s)
+			failed = err != nil
+		}
+		if failed && q.onError != nil {
+			q.armLocked(now)
+			q.mu.Unlock()
+			q.onError(it.Key, err)
+			q.mu.Lock()
+			now = q.clock.Now()
+		}
+		var ok bool
+		s, it, ok = q.h.start(now)
+		if !ok {
+			q.active--
+			if q.active == 0 && q.idle != nil {
+				close(q.idle)
+				q.idle = nil
+			}
+		}
+		q.armLocked(now)
+		q.mu.Unlock()
+		if !ok {
+			return
+		}
+	}
+}

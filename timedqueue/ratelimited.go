@@ -1,0 +1,260 @@
+package timedqueue
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/utils/clock"
+)
+
+// TimedValue is a value of a [RateLimited] queue with its times: a value
+// copy, like upstream's TimedValue.
+type TimedValue[K comparable] struct {
+	// Value is the queued key, a node name in the node lifecycle controller.
+	Value K
+	// UID is stored with the value and handed back; it plays no part in
+	// uniqueness.
+	UID any
+	// AddedAt is the clock reading when the value was added.
+	AddedAt time.Time
+	// ProcessAt is the earliest time Try hands the value to its function.
+	ProcessAt time.Time
+}
+
+// RateLimited is a unique queue of values, each processed no earlier than
+// its process time, at most one per token of a token bucket (burst 1): the
+// queue the node lifecycle controller drains per zone to taint nodes at the
+// eviction rate. A value is absent, queued, or processed (a tombstone that
+// refuses re-adding until [RateLimited.Remove]).
+//
+// It is fully synchronous: nothing happens except inside its methods, and
+// every time it uses is a reading of its injected clock, so a fake clock
+// makes it exact. All methods are safe for concurrent use.
+type RateLimited[K comparable] struct {
+	clock clock.PassiveClock
+
+	try sync.Mutex // serialises Try; never held by the other methods
+
+	mu        sync.Mutex
+	h         Heap[K]        // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
+	uids      map[K]any      // UIDs of queued values that have one
+	processed map[K]struct{} // tombstones
+	lim       *rate.Limiter  // nil: stopped
+	qps       float32        // the configured rate
+}
+
+// NewRateLimited returns an empty queue whose token bucket refills at qps
+// tokens per second, holds one token and starts full, like client-go's
+// NewTokenBucketRateLimiter(qps, 1) that upstream gives each zone. A qps of
+// +Inf accepts every draw (upstream tests' "always" limiter). The constructor
+// takes qps as it is, like upstream: a zero rate yields one token and then
+// none. Only [WithClock] applies; the default is the real clock.
+func NewRateLimited[K comparable](qps float32, opts ...Option) *RateLimited[K] {
+	cfg := newConfig(opts)
+	return &RateLimited[K]{
+		clock: cfg.clock,
+		lim:   rate.NewLimiter(limit(qps), 1),
+		qps:   qps,
+	}
+}
+
+func limit(qps float32) rate.Limit {
+	if math.IsInf(float64(qps), 1) {
+		return rate.Inf
+	}
+	return rate.Limit(qps)
+}
+
+// Add queues value, with AddedAt = ProcessAt = the clock's now, and reports
+// true; it reports false when value is queued or processed. O(log n).
+func (r *RateLimited[K]) Add(value K, uid any) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, done := r.processed[value]; done {
+		return false
+	}
+	now := r.clock.Now()
+	if !r.h.Push(value, now, now) {
+		return false
+	}
+	if uid != nil {
+		if r.uids == nil {
+			r.uids = make(map[K]any)
+		}
+		r.uids[value] = uid
+	}
+	return true
+}
+
+// Remove forgets value, queued or processed, so that it may be added again,
+// and reports whether it was there. O(log n).
+func (r *RateLimited[K]) Remove(value K) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, done := r.processed[value]; done {
+		delete(r.processed, value)
+		return true
+	}
+	if _, ok := r.h.Remove(value); !ok {
+		return false
+	}
+	delete(r.uids, value)
+	return true
+}
+
+// Try hands queued values to fn in process-time order (FIFO among equal
+// times) and returns the number of fn calls. For each value it first draws
+// a token and stops if the bucket is empty; then it stops if the value is
+// not due yet (the token is spent anyway, as upstream spends it). When fn
+// reports done, the value becomes processed; otherwise it is queued again
+// with ProcessAt = now + wait + 1ns, keeping its AddedAt and UID — unless it
+// was removed while fn ran. fn runs without the queue's lock, so it may call
+// Add, Remove or SetRate; Try calls do not overlap.
+func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Duration)) int {
+	r.try.Lock()
+	defer r.try.Unlock()
+	n := 0
+	for {
+		r.mu.Lock()
+		head, ok := r.h.Peek()
+		if !ok {
+			r.mu.Unlock()
+			return n
+		}
+		now := r.clock.Now()
+		if r.lim == nil || !r.lim.AllowN(now, 1) || now.Before(head.FireAt) {
+			r.mu.Unlock()
+			return n
+		}
+		v := TimedValue[K]{Value: head.Key, UID: r.uids[head.Key], AddedAt: head.CreatedAt, ProcessAt: head.FireAt}
+		r.mu.Unlock()
+
+		done, wait := fn(v)
+		n++
+
+		r.mu.Lock()
+		if done {
+			if _, queued := r.h.Remove(v.Value); queued {
+				delete(r.uids, v.Value)
+				if r.processed == nil {
+					r.processed = make(map[K]struct{})
+				}
+				r.processed[v.Value] = struct{}{}
+			}
+		} else if r.h.Update(v.Value, v.AddedAt, now.Add(wait+1)) {
+			// Like upstream, the retried value is the one fn saw, even if the
+			// key was removed and added again meanwhile.
+			if v.UID != nil {
+				if r.uids == nil {
+					r.uids = make(map[K]any)
+				}
+				r.uids[v.Value] = v.UID
+			} else {
+				delete(r.uids, v.Value)
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+// SetRate changes the bucket's rate, as upstream's SwapLimiter does: a qps
+// equal to the configured one changes nothing; qps ≤ 0 (or NaN) stops the
+// queue; otherwise a new bucket at qps replaces the old and starts full only
+// if the old one could hand out a token now (which it then spends). The
+// queue remembers the configured rate, 0 when stopped, so that any positive
+// rate resumes a stopped queue. It takes effect at the next token draw,
+// without waiting for a running Try.
+func (r *RateLimited[K]) SetRate(qps float32) {
+	if math.IsNaN(float64(qps)) || qps < 0 {
+		qps = 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if qps == r.qps {
+		return
+	}
+	r.qps = qps
+	if qps == 0 {
+		r.lim = nil
+		return
+	}
+	now := r.clock.Now()
+	lim := rate.NewLimiter(limit(qps), 1)
+	if r.lim == nil || !r.lim.AllowN(now, 1) {
+		lim.AllowN(now, 1)
+	}
+	r.lim = lim
+}
+
+// QPS returns the configured rate: the constructor's, or the last one
+// SetRate applied (0 once stopped).
+func (r *RateLimited[K]) QPS() float32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.qps
+}
+
+// Clear removes every queued value and every tombstone. The bucket is kept.
+func (r *RateLimited[K]) Clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h.Clear()
+	r.uids, r.processed = nil, nil
+}
+
+// Len returns the number of queued values; tombstones do not count. O(1).
+func (r *RateLimited[K]) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.h.Len()
+}
+
+// Get returns value as queued, with its times and UID. O(1).
+func (r *RateLimited[K]) Get(value K) (TimedValue[K], bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	it, ok := r.h.Get(value)
+	if !ok {
+		return TimedValue[K]{}, false
+	}
+	return TimedValue[K]{Value: it.Key, UID: r.uids[it.Key], AddedAt: it.CreatedAt, ProcessAt: it.FireAt}, true
+}
+
+// Has reports whether value is queued or processed, i.e. whether Add would
+// refuse it (upstream's set). O(1).
+func (r *RateLimited[K]) Has(value K) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.processed[value]; ok {
+		return true
+	}
+	_, ok := r.h.Get(value)
+	return ok
+}
+
+// Values returns the queued values in the order Try would take them.
+// O(n log n).
+func (r *RateLimited[K]) Values() []TimedValue[K] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	es := slices.Clone(r.h.elems)
+	slices.SortFunc(es, elem.compare)
+	out := make([]TimedValue[K], len(es))
+	for i, e := range es {
+		sl := &r.h.slots[e.slot]
+		out[i] = TimedValue[K]{Value: sl.key, UID: r.uids[sl.key], AddedAt: sl.createdAt, ProcessAt: sl.fireAt}
+	}
+	return out
+}
+
+// NextDue returns the earliest ProcessAt, so that a caller may sleep until
+// then instead of polling; upstream polls every 100 ms. O(1).
+func (r *RateLimited[K]) NextDue() (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	it, ok := r.h.Peek()
+	return it.FireAt, ok
+}

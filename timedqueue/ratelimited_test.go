@@ -1,0 +1,314 @@
+package timedqueue
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	testclock "k8s.io/utils/clock/testing"
+)
+
+var always = float32(math.Inf(1))
+
+func newRL(qps float32) (*RateLimited[string], *testclock.FakeClock) {
+	clk := testclock.NewFakeClock(t0)
+	return NewRateLimited[string](qps, WithClock(clk)), clk
+}
+
+func values(vs []TimedValue[string]) []string {
+	out := []string{}
+	for _, v := range vs {
+		out = append(out, v.Value)
+	}
+	return out
+}
+
+// done processes every value and records the order.
+func done(got *[]string) func(TimedValue[string]) (bool, time.Duration) {
+	return func(v TimedValue[string]) (bool, time.Duration) {
+		*got = append(*got, v.Value)
+		return true, 0
+	}
+}
+
+// TestRateLimitedCase22Remove: spec case 22, for each of the three values.
+func TestRateLimitedCase22Remove(t *testing.T) {
+	all := []string{"first", "second", "third"}
+	for _, gone := range all {
+		t.Run("case22 remove "+gone, func(t *testing.T) {
+			r, _ := newRL(always)
+			for _, v := range all {
+				require.True(t, r.Add(v, "uid-"+v))
+			}
+			assert.True(t, r.Remove(gone))
+			var want []string
+			for _, v := range all {
+				if v != gone {
+					want = append(want, v)
+				}
+				assert.Equal(t, v != gone, r.Has(v), "set membership of %s", v)
+			}
+			assert.Equal(t, want, values(r.Values()), "heap")
+			assert.Equal(t, 2, r.Len())
+		})
+	}
+}
+
+// TestRateLimitedSpecCases covers cases 23–33 of the spec's last section.
+func TestRateLimitedSpecCases(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"case23 always-accept limiter processes all but the removed", func(t *testing.T) {
+			r, _ := newRL(always)
+			r.Add("first", nil)
+			r.Add("second", nil)
+			r.Add("third", nil)
+			r.Remove("second")
+			var got []string
+			assert.Equal(t, 2, r.Try(done(&got)))
+			assert.Equal(t, []string{"first", "third"}, got)
+			assert.Zero(t, r.Len())
+		}},
+		{"case24 tombstones", func(t *testing.T) {
+			r, _ := newRL(always)
+			require.True(t, r.Add("a", nil))
+			var got []string
+			r.Try(done(&got))
+			assert.False(t, r.Add("a", nil), "processed")
+			assert.True(t, r.Has("a"))
+			_, queued := r.Get("a")
+			assert.False(t, queued)
+			assert.True(t, r.Remove("a"), "removing a tombstone")
+			assert.False(t, r.Remove("a"))
+			assert.True(t, r.Add("a", nil))
+		}},
+		{"case25 retries keep AddedAt and wait wait+1ns", func(t *testing.T) {
+			r, clk := newRL(always)
+			for _, v := range []string{"first", "second", "third"} {
+				clk.Step(time.Millisecond)
+				r.Add(v, "uid-"+v)
+			}
+			clk.Step(time.Millisecond) // t = 4 ms
+			var calls []string
+			fn := func(v TimedValue[string]) (bool, time.Duration) {
+				calls = append(calls, v.Value)
+				if v.Value == "second" {
+					return false, 2 * time.Millisecond
+				}
+				return true, 0
+			}
+			assert.Equal(t, 3, r.Try(fn))
+			assert.Equal(t, []string{"first", "second", "third"}, calls)
+			assert.True(t, r.Has("first"), "processed")
+			assert.False(t, r.Add("first", nil))
+			v, ok := r.Get("second")
+			require.True(t, ok)
+			assert.Equal(t, TimedValue[string]{Value: "second", UID: "uid-second",
+				AddedAt: t0.Add(2 * time.Millisecond), ProcessAt: t0.Add(6*time.Millisecond + 1)}, v)
+			clk.Step(2 * time.Millisecond) // t = 6 ms
+			assert.Zero(t, r.Try(fn))
+			clk.Step(1)
+			assert.Equal(t, 1, r.Try(fn))
+			assert.Equal(t, []string{"first", "second", "third", "second"}, calls)
+		}},
+		{"case26 a value removed while fn runs is not retried", func(t *testing.T) {
+			r, _ := newRL(always)
+			r.Add("first", nil)
+			r.Add("second", nil)
+			var calls []string
+			r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+				calls = append(calls, v.Value)
+				if v.Value == "second" {
+					assert.True(t, r.Remove("second"))
+					return false, 0
+				}
+				return true, 0
+			})
+			assert.Equal(t, []string{"first", "second"}, calls)
+			assert.False(t, r.Has("second"))
+			assert.Zero(t, r.Len())
+		}},
+		{"case27 clear forgets values and tombstones", func(t *testing.T) {
+			r, _ := newRL(always)
+			r.Add("done", nil)
+			var got []string
+			r.Try(done(&got))
+			r.Add("queued", nil)
+			r.Clear()
+			assert.Zero(t, r.Len())
+			assert.False(t, r.Has("done"))
+			assert.False(t, r.Has("queued"))
+			assert.True(t, r.Add("done", nil))
+		}},
+		{"case28 one token per 1/qps", func(t *testing.T) {
+			r, clk := newRL(10)
+			for _, v := range []string{"a", "b", "c"} {
+				r.Add(v, nil)
+			}
+			var got []string
+			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Zero(t, r.Try(done(&got)))
+			clk.Step(100 * time.Millisecond)
+			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, []string{"a", "b"}, got)
+		}},
+		{"case29 the token is drawn before the due check", func(t *testing.T) {
+			r, clk := newRL(10)
+			r.Add("slow", nil)
+			assert.Equal(t, 1, r.Try(func(TimedValue[string]) (bool, time.Duration) { return false, time.Second }))
+			clk.Step(110 * time.Millisecond)
+			var got []string
+			assert.Zero(t, r.Try(done(&got)), "not due; the token is spent")
+			r.Add("new", nil)
+			assert.Zero(t, r.Try(done(&got)), "due, but no token")
+			clk.Step(100 * time.Millisecond)
+			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, []string{"new"}, got)
+		}},
+		{"case30 set rate", func(t *testing.T) {
+			r, _ := newRL(10)
+			lim := r.lim
+			r.SetRate(10)
+			assert.Same(t, lim, r.lim, "same qps keeps the limiter")
+			r.SetRate(0)
+			r.Add("a", nil)
+			var got []string
+			assert.Zero(t, r.Try(done(&got)))
+			assert.Zero(t, r.QPS())
+			r.SetRate(5.5)
+			assert.Equal(t, float32(5.5), r.QPS())
+		}},
+		{"case31 the new bucket starts empty iff the old one was", func(t *testing.T) {
+			r, clk := newRL(10)
+			r.Add("a", nil)
+			r.Add("b", nil)
+			var got []string
+			require.Equal(t, 1, r.Try(done(&got)), "token used")
+			r.SetRate(2)
+			assert.Zero(t, r.Try(done(&got)))
+			clk.Step(500 * time.Millisecond)
+			assert.Equal(t, 1, r.Try(done(&got)))
+
+			r2, _ := newRL(10)
+			r2.Add("a", nil)
+			r2.SetRate(2) // the old bucket's token is spent in the swap
+			assert.Equal(t, 1, r2.Try(done(&got)))
+		}},
+		{"case32 D5 a stopped queue resumes at rate 1", func(t *testing.T) {
+			// Upstream's stopped limiter reports QPS 1, so SwapLimiter(1) is a
+			// no-op there and evictions stay stopped.
+			r, clk := newRL(0.1)
+			r.Add("a", nil)
+			r.SetRate(0)
+			r.SetRate(1)
+			var got []string
+			assert.Zero(t, r.Try(done(&got)), "resumed bucket starts empty")
+			clk.Step(time.Second)
+			assert.Equal(t, 1, r.Try(done(&got)))
+		}},
+		{"case33 D4 equal process times are FIFO", func(t *testing.T) {
+			// Upstream's heap yields a e d c b.
+			r, _ := newRL(always)
+			for _, v := range []string{"a", "b", "c", "d", "e"} {
+				r.Add(v, nil)
+			}
+			var got []string
+			r.Try(done(&got))
+			assert.Equal(t, []string{"a", "b", "c", "d", "e"}, got)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+func TestRateLimitedUpstreamEdges(t *testing.T) {
+	t.Run("remove and re-add during a failing fn: the old value is retried", func(t *testing.T) {
+		// §3.3 edge, kept as upstream: Replace overwrites the fresh entry.
+		r, clk := newRL(always)
+		r.Add("n", "old")
+		clk.Step(time.Second)
+		r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+			r.Remove("n")
+			r.Add("n", "new")
+			return false, time.Minute
+		})
+		v, ok := r.Get("n")
+		require.True(t, ok)
+		assert.Equal(t, TimedValue[string]{Value: "n", UID: "old", AddedAt: t0, ProcessAt: t0.Add(time.Second + time.Minute + 1)}, v)
+	})
+	t.Run("remove and re-add during a succeeding fn: the add is lost", func(t *testing.T) {
+		r, _ := newRL(always)
+		r.Add("n", nil)
+		r.Try(func(TimedValue[string]) (bool, time.Duration) {
+			r.Remove("n")
+			r.Add("n", nil)
+			return true, 0
+		})
+		assert.True(t, r.Has("n"))
+		assert.Zero(t, r.Len(), "tombstone")
+	})
+	t.Run("constructor rate 0 yields one token, like a zero-rate bucket", func(t *testing.T) {
+		r, clk := newRL(0)
+		r.Add("a", nil)
+		r.Add("b", nil)
+		var got []string
+		assert.Equal(t, 1, r.Try(done(&got)))
+		clk.Step(time.Hour)
+		assert.Zero(t, r.Try(done(&got)))
+		r.SetRate(0)
+		assert.Zero(t, r.Try(done(&got)), "same configured rate: no-op")
+	})
+	t.Run("set rate does not wait for a running fn", func(t *testing.T) {
+		r, _ := newRL(always)
+		r.Add("a", nil)
+		r.Add("b", nil)
+		var got []string
+		r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+			got = append(got, v.Value)
+			r.SetRate(0) // upstream would deadlock here: SwapLimiter waits for Try
+			return true, 0
+		})
+		assert.Equal(t, []string{"a"}, got, "stopped before the second token")
+	})
+	t.Run("next due", func(t *testing.T) {
+		r, clk := newRL(always)
+		_, ok := r.NextDue()
+		assert.False(t, ok)
+		r.Add("a", nil)
+		at, ok := r.NextDue()
+		require.True(t, ok)
+		assert.Equal(t, t0, at)
+		r.Try(func(TimedValue[string]) (bool, time.Duration) { return false, time.Second })
+		at, _ = r.NextDue()
+		assert.Equal(t, clk.Now().Add(time.Second+1), at)
+	})
+	t.Run("NaN and negative rates stop", func(t *testing.T) {
+		r, _ := newRL(1)
+		r.SetRate(float32(math.NaN()))
+		assert.Zero(t, r.QPS())
+		r.SetRate(1)
+		r.SetRate(-3)
+		assert.Zero(t, r.QPS())
+	})
+	t.Run("default rates: 0.1 qps is one node per ten seconds", func(t *testing.T) {
+		r, clk := newRL(0.1)
+		for _, v := range []string{"a", "b", "c"} {
+			r.Add(v, nil)
+		}
+		var got []string
+		var at []time.Duration
+		for range 201 { // poll every 100 ms for 20 s, as upstream does
+			if r.Try(done(&got)) > 0 {
+				at = append(at, clk.Since(t0))
+			}
+			clk.Step(100 * time.Millisecond)
+		}
+		assert.Equal(t, []string{"a", "b", "c"}, got)
+		assert.Equal(t, []time.Duration{0, 10 * time.Second, 20 * time.Second}, at)
+	})
+}
