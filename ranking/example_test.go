@@ -1,0 +1,131 @@
+package ranking_test
+
+import (
+	"fmt"
+
+	"github.com/evictkit/eviction/ranking"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func pod(name string, prio int32, req, lim v1.ResourceList) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name)},
+		Spec: v1.PodSpec{
+			Priority:   &prio,
+			Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{Requests: req, Limits: lim}}},
+		},
+	}
+}
+
+func list(cpu, memory string) v1.ResourceList {
+	return v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(memory)}
+}
+
+func ExampleQOSClass() {
+	guaranteed := pod("db", 0, list("1", "1Gi"), list("1", "1Gi"))
+	burstable := pod("web", 0, list("100m", "128Mi"), nil)
+	bestEffort := pod("batch", 0, nil, nil)
+	// Limits without requests: the API server defaults requests to the limits.
+	limitsOnly := pod("cache", 0, nil, list("500m", "256Mi"))
+
+	for _, p := range []*v1.Pod{guaranteed, burstable, bestEffort, limitsOnly} {
+		fmt.Printf("%s: %s\n", p.Name, ranking.QOSClass(p))
+	}
+	fmt.Printf("cache as given: %s\n", ranking.ComputeQOSClass(limitsOnly))
+	// Output:
+	// db: Guaranteed
+	// web: Burstable
+	// batch: BestEffort
+	// cache: Guaranteed
+	// cache as given: Burstable
+}
+
+func ExampleForMemory() {
+	const mi = 1 << 20
+	pods := []*v1.Pod{
+		pod("db", 1000, list("1", "1Gi"), list("1", "1Gi")),
+		pod("web", 0, list("100m", "128Mi"), nil),
+		pod("batch", 0, nil, nil),
+		pod("api", 0, list("100m", "512Mi"), nil),
+		pod("new", 0, nil, nil), // no stats yet
+	}
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"db":    {MemoryWorkingSet: 900 * mi},
+		"web":   {MemoryWorkingSet: 300 * mi},
+		"batch": {MemoryWorkingSet: 100 * mi},
+		"api":   {MemoryWorkingSet: 200 * mi},
+	})
+
+	ranking.ForMemory(pods, usage)
+	for _, p := range pods {
+		fmt.Println(p.Name)
+	}
+	victim, _ := ranking.Victim(pods)
+	fmt.Println("evict:", victim.Name)
+	// Output:
+	// new
+	// web
+	// batch
+	// api
+	// db
+	// evict: new
+}
+
+func ExampleForDiskLayout() {
+	const mi = 1 << 20
+	pods := []*v1.Pod{pod("writer", 0, nil, nil), pod("logger", 0, nil, nil)}
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"writer": {Containers: []ranking.ContainerUsage{{Name: "app", Rootfs: ranking.FSUsage{UsedBytes: 900 * mi}}}},
+		"logger": {Containers: []ranking.ContainerUsage{{Name: "app", Logs: ranking.FSUsage{UsedBytes: 50 * mi}}}},
+	})
+	layout := ranking.Layout{DedicatedImageFS: true}
+
+	// nodefs holds logs and volumes; the writable layers live on the image filesystem.
+	ranking.ForDiskLayout(pods, usage, v1.ResourceEphemeralStorage, layout, ranking.NodeFS)
+	fmt.Println("nodefs:", pods[0].Name, pods[1].Name)
+	ranking.ForDiskLayout(pods, usage, v1.ResourceEphemeralStorage, layout, ranking.ImageFS)
+	fmt.Println("imagefs:", pods[0].Name, pods[1].Name)
+	// Output:
+	// nodefs: logger writer
+	// imagefs: writer logger
+}
+
+func ExampleEvictionMessage() {
+	const mi = 1 << 20
+	p := pod("web", 0, list("100m", "128Mi"), nil)
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"web": {MemoryWorkingSet: 300 * mi, Containers: []ranking.ContainerUsage{{Name: "app", MemoryWorkingSet: 300 * mi}}},
+	})
+	met := []ranking.ThresholdMet{{
+		Signal:    "memory.available",
+		Quantity:  resource.MustParse("100Mi"),
+		Available: *resource.NewQuantity(80*mi, resource.BinarySI),
+	}}
+	msg, annotations := ranking.EvictionMessage(v1.ResourceMemory, p, usage, met)
+	fmt.Printf("%q\n", msg)
+	fmt.Println(annotations[ranking.OffendingContainersKey], annotations[ranking.OffendingContainersUsageKey])
+	// Output:
+	// "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. Container app was using 300Mi, request is 128Mi, has larger consumption of memory. "
+	// app 300Mi
+}
+
+func ExampleByPriorityThenQoS() {
+	pods := []*v1.Pod{
+		pod("guaranteed", 0, list("1", "1Gi"), list("1", "1Gi")),
+		pod("burstable", 0, list("1", "1Gi"), nil),
+		pod("besteffort", 0, nil, nil),
+		pod("low", -5, list("1", "1Gi"), list("1", "1Gi")),
+	}
+	ranking.ByPriorityThenQoS(pods)
+	for _, p := range pods {
+		fmt.Println(p.Name)
+	}
+	// Output:
+	// low
+	// besteffort
+	// burstable
+	// guaranteed
+}

@@ -1,0 +1,246 @@
+package ranking
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+const (
+	// ResourceInodes is the resource name the kubelet uses for inode pressure (signals
+	// *.inodesFree) and in eviction messages.
+	ResourceInodes v1.ResourceName = "inodes"
+	// ResourcePIDs is the resource name the kubelet uses for PID pressure (signal
+	// pid.available) and in eviction messages.
+	ResourcePIDs v1.ResourceName = "pids"
+)
+
+// ForMemory sorts pods in place into the order the kubelet evicts them under memory pressure,
+// first = evicted first, under the default [Options]. See [Options.ForMemory].
+func ForMemory(pods []*v1.Pod, usage UsageFunc) { Options{}.ForMemory(pods, usage) }
+
+// ForMemory sorts pods in place into the order the kubelet evicts them under memory pressure
+// (signals memory.available and allocatableMemory.available; upstream: rankMemoryPressure),
+// first = evicted first:
+//
+//  1. pods without stats (usage reports false);
+//  2. pods whose memory working set exceeds their memory request ([Options.Request]) before
+//     pods that do not;
+//  3. lower [Priority] first;
+//  4. larger working set minus request first (the difference may be negative);
+//  5. ties: namespace, then name, then UID, then input order.
+//
+// The pods themselves are not modified. Each pod's request and usage are computed once per
+// call; the sort is O(n log n) comparisons of precomputed keys and allocates once (the keys).
+func (o Options) ForMemory(pods []*v1.Pod, usage UsageFunc) {
+	s := newKeyed(pods)
+	for i, p := range pods {
+		o.memoryKey(s, &s.keys[i], p, usage)
+	}
+	s.sort()
+}
+
+// ForDisk sorts pods in place into the order the kubelet evicts them under pressure on disk
+// resource res on a node without a dedicated image filesystem (the zero [Layout]), under the
+// default [Options]. res is ephemeral-storage for the *.available signals and [ResourceInodes]
+// for *.inodesFree. See [Options.ForDiskLayout].
+func ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
+	Options{}.ForDiskLayout(pods, usage, res, Layout{}, NodeFS)
+}
+
+// ForDiskLayout sorts pods in place for pressure on resource res of filesystem fs under
+// layout, under the default [Options]. See [Options.ForDiskLayout].
+func ForDiskLayout(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, layout Layout, fs Filesystem) {
+	Options{}.ForDiskLayout(pods, usage, res, layout, fs)
+}
+
+// ForDisk is [Options.ForDiskLayout] on a node without a dedicated image filesystem (the zero
+// [Layout]), where every filesystem ranks the same way.
+func (o Options) ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
+	o.ForDiskLayout(pods, usage, res, Layout{}, NodeFS)
+}
+
+// ForDiskLayout sorts pods in place into the order the kubelet evicts them under pressure on
+// resource res of filesystem fs on a node with the given layout (upstream: the rank function
+// buildSignalToRankFunc picks, rankDiskPressureFunc), first = evicted first:
+//
+//  1. pods without stats;
+//  2. pods whose usage of res exceeds their request for res ([Options.Request]) first;
+//  3. lower [Priority] first;
+//  4. larger usage of res minus the ephemeral-storage request first;
+//  5. ties: namespace, then name, then UID, then input order.
+//
+// Usage is [DiskUsage] over [DiskSources](fs, layout). res picks the figure: ephemeral-storage
+// means bytes (signals *.available), [ResourceInodes] means inodes (*.inodesFree); other names
+// read zero usage, as upstream's rank function would.
+//
+// For inodes this reproduces two upstream quirks: step 2 compares inodes with the pod's
+// request for a resource named "inodes", which valid pods cannot set, so every pod using an
+// inode exceeds; and step 4 subtracts the ephemeral-storage request in bytes from an inode
+// count, so a pod with a large storage request sorts after one without.
+//
+// With a split layout the imagefs ranking measures images only, which no pod is charged for:
+// nobody exceeds, and pods sort by priority and then by smallest ephemeral-storage request.
+func (o Options) ForDiskLayout(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, layout Layout, fs Filesystem) {
+	src := DiskSources(fs, layout)
+	s := newKeyed(pods)
+	for i, p := range pods {
+		o.diskKey(s, &s.keys[i], p, usage, src, res)
+	}
+	s.sort()
+}
+
+// ForPIDs sorts pods in place into the order the kubelet evicts them under PID pressure,
+// under the default [Options] (which do not affect it). See [Options.ForPIDs].
+func ForPIDs(pods []*v1.Pod, usage UsageFunc) { Options{}.ForPIDs(pods, usage) }
+
+// ForPIDs sorts pods in place into the order the kubelet evicts them under PID pressure
+// (signal pid.available; upstream: rankPIDPressure), first = evicted first:
+//
+//  1. lower [Priority] first;
+//  2. within a priority, pods without stats first;
+//  3. more processes first;
+//  4. ties: namespace, then name, then UID, then input order.
+func (o Options) ForPIDs(pods []*v1.Pod, usage UsageFunc) {
+	s := newKeyed(pods)
+	for i, p := range pods {
+		pidKey(s, &s.keys[i], p, usage)
+	}
+	s.sort()
+}
+
+// ForSignal sorts pods in place with the ranking the kubelet uses for the named eviction
+// signal on a node with the given layout, under the default [Options]. See
+// [Options.ForSignal].
+func ForSignal(pods []*v1.Pod, usage UsageFunc, signal string, layout Layout) error {
+	return Options{}.ForSignal(pods, usage, signal, layout)
+}
+
+// ForSignal sorts pods in place with the ranking the kubelet uses for the named eviction
+// signal on a node with the given layout (upstream: buildSignalToRankFunc): memory.available
+// and allocatableMemory.available use [Options.ForMemory]; pid.available uses
+// [Options.ForPIDs]; nodefs, imagefs and containerfs signals use [Options.ForDiskLayout] with
+// that filesystem and ephemeral-storage (.available) or [ResourceInodes] (.inodesFree). An
+// unknown signal leaves pods untouched and returns an error wrapping [ErrUnknownSignal].
+func (o Options) ForSignal(pods []*v1.Pod, usage UsageFunc, signal string, layout Layout) error {
+	s, ok := parseSignal(signal)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownSignal, signal)
+	}
+	switch s.res {
+	case v1.ResourceMemory:
+		o.ForMemory(pods, usage)
+	case ResourcePIDs:
+		o.ForPIDs(pods, usage)
+	default:
+		o.ForDiskLayout(pods, usage, s.res, layout, s.fs)
+	}
+	return nil
+}
+
+// SignalResource returns the resource an eviction signal starves, as named in eviction
+// messages (upstream: signalToResource): memory, ephemeral-storage, [ResourceInodes] or
+// [ResourcePIDs]. It reports false for an unknown signal.
+func SignalResource(signal string) (v1.ResourceName, bool) {
+	s, ok := parseSignal(signal)
+	return s.res, ok
+}
+
+// signalInfo is what a signal name tells a ranking.
+type signalInfo struct {
+	res v1.ResourceName
+	fs  Filesystem
+}
+
+func parseSignal(signal string) (signalInfo, bool) {
+	switch signal {
+	case "memory.available", "allocatableMemory.available":
+		return signalInfo{res: v1.ResourceMemory}, true
+	case "pid.available":
+		return signalInfo{res: ResourcePIDs}, true
+	}
+	prefix, suffix, ok := strings.Cut(signal, ".")
+	if !ok {
+		return signalInfo{}, false
+	}
+	var s signalInfo
+	switch prefix {
+	case "nodefs":
+		s.fs = NodeFS
+	case "imagefs":
+		s.fs = ImageFS
+	case "containerfs":
+		s.fs = ContainerFS
+	default:
+		return signalInfo{}, false
+	}
+	switch suffix {
+	case "available":
+		s.res = v1.ResourceEphemeralStorage
+	case "inodesFree":
+		s.res = ResourceInodes
+	default:
+		return signalInfo{}, false
+	}
+	return s, true
+}
+
+const (
+	leadFound       = 1 << 33 // set for pods with stats: pods without sort first
+	leadNotExceeded = 1 << 32 // set for pods within their request: exceeders sort first
+)
+
+// biased maps a priority onto uint32 so that unsigned order is priority order.
+func biased(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
+
+func (o Options) memoryKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
+	k.lead = biased(Priority(p))
+	u, found := lookup(usage, p)
+	if !found {
+		return
+	}
+	k.lead |= leadFound
+	req := o.Request(p, v1.ResourceMemory)
+	use := quantityOf(u.MemoryWorkingSet)
+	if use.Cmp(req) <= 0 {
+		k.lead |= leadNotExceeded
+	}
+	use.Sub(req)
+	s.setMetric(k, use)
+}
+
+func (o Options) diskKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc, src Sources, res v1.ResourceName) {
+	k.lead = biased(Priority(p))
+	u, found := lookup(usage, p)
+	if !found {
+		return
+	}
+	k.lead |= leadFound
+	use := DiskUsage(p, u, src, res)
+	storage := o.Request(p, v1.ResourceEphemeralStorage)
+	req := storage
+	if res != v1.ResourceEphemeralStorage {
+		req = o.Request(p, res)
+	}
+	if use.Cmp(req) <= 0 {
+		k.lead |= leadNotExceeded
+	}
+	use.Sub(storage)
+	s.setMetric(k, use)
+}
+
+func pidKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
+	k.lead = biased(Priority(p)) << 1
+	u, found := lookup(usage, p)
+	if !found {
+		return
+	}
+	k.lead |= 1
+	if u.Processes <= math.MaxInt64 {
+		k.metric = int64(u.Processes)
+		return
+	}
+	s.setMetric(k, uintQuantity(u.Processes))
+}
