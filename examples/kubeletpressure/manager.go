@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/ranking"
+	"github.com/evictkit/eviction/taints"
+	"github.com/evictkit/eviction/thresholds"
+)
+
+// manager is the kubelet's eviction manager (pkg/kubelet/eviction) in
+// miniature: each cycle it observes the node, lets the Evaluator decide
+// whether a resource is starved, and if so ranks the pods and evicts one.
+type manager struct {
+	w        io.Writer
+	node     *node
+	eval     *thresholds.Evaluator
+	maxGrace int64 // --eviction-max-pod-grace-period, for the report
+
+	last  string                 // the last cycle's summary line, to skip repeats
+	conds []v1.NodeConditionType // conditions reported last cycle
+}
+
+// synchronize runs one cycle at now, as the kubelet's synchronize does.
+// The stats carry the cycle's time: the Evaluator refuses to evict twice on
+// stats that did not change, so a real kubelet whose cAdvisor lags skips a
+// cycle instead.
+func (m *manager) synchronize(now time.Time) {
+	obs := thresholds.MakeObservations(m.node.summary(now), thresholds.Linux)
+	r := m.eval.Observe(now, obs)
+
+	conds := "-"
+	if len(r.Conditions) > 0 {
+		conds = fmt.Sprint(r.Conditions)
+	}
+	line := fmt.Sprintf("available %-7s conditions %-16s met %s", obs[thresholds.MemoryAvailable].Available, conds, m.describeMet(r))
+	if line != m.last || r.Reclaim {
+		fmt.Fprintf(m.w, "%s  %s\n", clock(now), line)
+		m.last = line
+	}
+	m.reportConditions(r.Conditions)
+	if !r.Reclaim {
+		return
+	}
+
+	// When a hard and a soft threshold of one signal both drive the cycle,
+	// the Evaluator takes the hard one (1 s grace). Upstream sorts them with
+	// a comparator that does not tell them apart, after ranging over a map:
+	// either may win there.
+	kind := "hard"
+	if r.Soft {
+		kind = "soft"
+	}
+	fmt.Fprintf(m.w, "          %s threshold %v: node event EvictionThresholdMet %q\n", kind, r.Threshold, "Attempting to reclaim "+r.Resource)
+	// Before evicting, the kubelet tries node-level reclaim: container and
+	// image garbage collection. Only disk signals have any
+	// (thresholds.NodeReclaimActions); for memory a pod must go.
+
+	pods := slices.Clone(m.node.pods)
+	usage := m.node.usage(now)
+	// The ranking depends on the signal: memory, disk (by filesystem layout)
+	// or PIDs.
+	if err := ranking.ForSignal(pods, usage, string(r.Signal), ranking.Layout{}); err != nil {
+		fmt.Fprintf(m.w, "          cannot rank: %v\n", err)
+		return
+	}
+	fmt.Fprintf(m.w, "          ranking %s\n", names(pods))
+
+	// The kubelet walks the ranking and evicts the first pod it may: at most
+	// one per cycle. Static, mirror and system-critical pods stay in the
+	// ranking but are never evicted.
+	for _, p := range pods {
+		if ranking.Evictable(p) {
+			break
+		}
+		fmt.Fprintf(m.w, "          skip %s/%s: %s\n", p.Namespace, p.Name, whyCritical(p))
+	}
+	victim, ok := ranking.Victim(pods)
+	if !ok {
+		fmt.Fprintln(m.w, "          no pod can be evicted")
+		return
+	}
+	msg, _ := ranking.EvictionMessage(r.Resource, victim, usage, thresholdsMet(r.Fresh, obs))
+	fmt.Fprintf(m.w, "          evict %s/%s, grace period %ds%s\n", victim.Namespace, victim.Name, r.GracePeriodOverride(victim), m.graceNote(r, victim))
+	fmt.Fprintf(m.w, "          message %q\n", msg)
+	st := ranking.EvictedStatus(victim, msg, now)
+	if i := slices.IndexFunc(st.Conditions, func(c v1.PodCondition) bool { return c.Type == v1.DisruptionTarget }); i >= 0 {
+		c := st.Conditions[i]
+		fmt.Fprintf(m.w, "          pod status %s/%s, condition %s=%s (%s)\n", st.Phase, st.Reason, c.Type, c.Status, c.Reason)
+	}
+	m.node.remove(victim)
+}
+
+// describeMet lists the thresholds met this cycle, each marked soft with its
+// remaining grace period or hard.
+func (m *manager) describeMet(r thresholds.Result) string {
+	if len(r.Met) == 0 {
+		return "-"
+	}
+	var out []string
+	for _, t := range r.Met {
+		switch {
+		case t.IsHard():
+			out = append(out, t.String()+" (hard)")
+		case slices.ContainsFunc(r.Eligible, t.Equal):
+			out = append(out, t.String()+" (soft, grace over)")
+		default:
+			first, _ := m.eval.State().FirstObserved.Lookup(t)
+			out = append(out, fmt.Sprintf("%v (soft, grace until %s)", t, clock(first.Add(t.GracePeriod))))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// reportConditions prints changes of the node conditions and what they do.
+func (m *manager) reportConditions(now []v1.NodeConditionType) {
+	for _, c := range now {
+		if !slices.Contains(m.conds, c) {
+			taint, _ := taints.ForCondition(c, v1.ConditionTrue)
+			fmt.Fprintf(m.w, "          %s=True: the node lifecycle controller taints the node with %s;\n", c, taints.Format(taint))
+			fmt.Fprintln(m.w, "          the kubelet rejects new BestEffort pods that do not tolerate it")
+		}
+	}
+	for _, c := range m.conds {
+		if !slices.Contains(now, c) {
+			fmt.Fprintf(m.w, "          %s=False: not observed for %v, the pressure transition period\n", c, thresholds.DefaultPressureTransitionPeriod)
+		}
+	}
+	m.conds = now
+}
+
+// graceNote explains a soft eviction's grace period.
+func (m *manager) graceNote(r thresholds.Result, p *v1.Pod) string {
+	if !r.Soft {
+		return " (hard threshold: pods get 1 s, whatever they ask)"
+	}
+	if s := p.Spec.TerminationGracePeriodSeconds; s != nil && *s > m.maxGrace {
+		return fmt.Sprintf(" (the pod asks %ds, capped by --eviction-max-pod-grace-period)", *s)
+	}
+	return " (the pod's own terminationGracePeriodSeconds)"
+}
+
+// thresholdsMet resolves the thresholds that drove this cycle for the
+// eviction message, in the kubelet's order (eviction priority).
+func thresholdsMet(fresh []thresholds.Threshold, obs thresholds.Observations) []ranking.ThresholdMet {
+	var out []ranking.ThresholdMet
+	for _, t := range thresholds.ByEvictionPriority(fresh) {
+		o, ok := obs[t.Signal]
+		if !ok || o.Available == nil {
+			continue
+		}
+		out = append(out, ranking.ThresholdMet{Signal: string(t.Signal), Quantity: t.Value.Resolve(o.Capacity), Available: *o.Available})
+	}
+	return out
+}
+
+func whyCritical(p *v1.Pod) string {
+	switch {
+	case ranking.IsStatic(p):
+		return "static pod, never evicted"
+	case ranking.IsMirror(p):
+		return "mirror pod, never evicted"
+	}
+	return fmt.Sprintf("priority %d is system-critical, never evicted", ranking.Priority(p))
+}
+
+func names(pods []*v1.Pod) string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+func clock(t time.Time) string { return t.UTC().Format(time.TimeOnly) }

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/evictkit/eviction/nodelifecycle"
+)
+
+// demoNode is the node the demo (no arguments) takes down.
+const demoNode = "worker-a2"
+
+// usageText is printed by -h.
+const usageText = `whatif: what would Kubernetes v1.37.2 evict? It replays the decisions of
+kube-controller-manager, the kubelet and kube-scheduler on a cluster snapshot.
+
+Usage:
+  whatif [-f FILE] [-o table|json] SCENARIO ARG...
+  whatif            the demo: node-down ` + demoNode + ` on the embedded snapshot
+
+Scenarios:
+  node-down NODE...
+      The nodes stop heartbeating at t0: when each turns Unknown, when it is
+      tainted unreachable:NoExecute (rate-limited per zone) and when each of its
+      pods is evicted, or why never.
+  taint NODE KEY[=VALUE]:EFFECT
+      The taint is applied at t0, as kubectl taint would (no --overwrite).
+  pressure NODE --signal SIGNAL=AMOUNT... [--usage FILE]
+      The kubelet's default hard thresholds against the observed amounts: which
+      are met, and the order in which the kubelet evicts the node's pods.
+  preempt POD.yaml
+      The node and the victims kube-scheduler would preempt for the pending pod
+      (a Pod in YAML or JSON; "-" reads standard input), and the criterion
+      that decided.
+
+Flags (before or after the scenario):
+  -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" prints (a v1 List), or
+                YAML or JSON documents of Nodes, Pods and PodDisruptionBudgets;
+                "-" reads standard input. Default: the embedded snapshot (12 nodes
+                in 3 zones, 97 pods, 6 PodDisruptionBudgets).
+  -o FORMAT     table (default) or json.
+  --signal S=A  (pressure, repeatable) the amount available for signal S: a
+                quantity (memory.available=200Mi) or a percentage of the
+                node's capacity (nodefs.available=8%); A/CAPACITY gives the
+                capacity where the node has none (nodefs.inodesFree=2k/6M).
+                Signals: memory.available, allocatableMemory.available,
+                nodefs.available, nodefs.inodesFree, imagefs.available,
+                imagefs.inodesFree, containerfs.available,
+                containerfs.inodesFree, pid.available.
+  --usage FILE  (pressure) the pods' usage, a YAML or JSON map from
+                namespace/name to amounts, for example
+                    shop/search-5d8f8745e-z6jzw: {memory: 1500Mi, ephemeral-storage: 2Gi}
+                    batch/nightly-report-29391840-9dh8m: {memory: 300Mi}
+                Keys: memory (working set), ephemeral-storage, inodes, pids.
+                Without it, or for a pod it does not list, usage is the pod's
+                requests (no processes, no inodes); the output says which.
+
+t0 is the latest node heartbeat in the snapshot. Times in tables are offsets
+from t0; -o json also gives them in RFC 3339.
+
+Exit status: 0 on success, 2 on bad input (one line on standard error), 1 on
+any other failure.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run runs the command with the given arguments and streams and returns its
+// exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintln(stderr, oneLine(fmt.Sprintf("whatif: internal error: %v", r)))
+			code = 1
+		}
+	}()
+	var out bytes.Buffer
+	err := dispatch(args, stdin, &out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		_, err = io.WriteString(stdout, usageText)
+	case err == nil:
+		_, err = out.WriteTo(stdout)
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "whatif: "+oneLine(err.Error()))
+	if errors.Is(err, errInput) {
+		return 2
+	}
+	return 1
+}
+
+// cli holds the parsed flags.
+type cli struct {
+	file    string
+	output  string
+	signals []string
+	usage   string
+	set     map[string]bool
+}
+
+// report is a scenario's result, printable both ways.
+type report interface {
+	writeTable(w io.Writer) error
+	jsonValue() any
+}
+
+// parseArgs parses flags wherever they appear and returns the positional
+// arguments.
+func parseArgs(args []string) (*cli, []string, error) {
+	c := &cli{set: map[string]bool{}}
+	fs := flag.NewFlagSet("whatif", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.file, "f", "", "")
+	fs.StringVar(&c.output, "o", "table", "")
+	fs.Func("signal", "", func(s string) error { c.signals = append(c.signals, s); return nil })
+	fs.StringVar(&c.usage, "usage", "", "")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, nil, err
+			}
+			return nil, nil, badInput("%v (whatif -h for help)", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
+	if c.output != "table" && c.output != "json" {
+		return nil, nil, badInput("-o %q: want table or json", c.output)
+	}
+	return c, pos, nil
+}
+
+// dispatch parses the arguments and runs the scenario.
+func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
+	c, pos, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	demo := len(pos) == 0
+	if demo {
+		if c.file != "" {
+			return badInput("no scenario given (want node-down, taint, pressure or preempt; whatif -h for help)")
+		}
+		pos = []string{"node-down", demoNode}
+	}
+	scenario, rest := pos[0], pos[1:]
+	for _, f := range []string{"signal", "usage"} {
+		if c.set[f] && scenario != "pressure" {
+			return badInput("--%s only applies to pressure", f)
+		}
+	}
+	switch scenario {
+	case "node-down":
+		if len(rest) == 0 {
+			return badInput("node-down: name at least one node")
+		}
+	case "taint":
+		if len(rest) != 2 {
+			return badInput("taint: want NODE KEY[=VALUE]:EFFECT, got %d arguments", len(rest))
+		}
+	case "pressure":
+		if len(rest) != 1 {
+			return badInput("pressure: want one NODE, got %d arguments", len(rest))
+		}
+		if len(c.signals) == 0 {
+			return badInput("pressure: give at least one --signal SIGNAL=AMOUNT, e.g. --signal memory.available=200Mi")
+		}
+	case "preempt":
+		if len(rest) != 1 {
+			return badInput("preempt: want one POD.yaml, got %d arguments", len(rest))
+		}
+	default:
+		return badInput("unknown scenario %q (want node-down, taint, pressure or preempt)", scenario)
+	}
+
+	s, source, err := loadSnapshot(c.file, stdin)
+	if err != nil {
+		return err
+	}
+	var r report
+	switch scenario {
+	case "node-down":
+		r, err = nodeDown(s, source, rest, demo)
+	case "taint":
+		r, err = taintNode(s, source, rest[0], rest[1])
+	case "pressure":
+		r, err = pressure(s, source, rest[0], c.signals, c.usage, stdin, c.file == "-")
+	case "preempt":
+		r, err = preempt(s, source, rest[0], stdin, c.file == "-")
+	}
+	if err != nil {
+		return err
+	}
+	if c.output == "json" {
+		return writeJSON(stdout, r.jsonValue())
+	}
+	return r.writeTable(stdout)
+}
+
+// loadSnapshot reads the snapshot named by -f: a file, "-" for stdin, or the
+// embedded one. It returns a description of the source for the output.
+func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
+	switch file {
+	case "":
+		s, err := parseEmbedded()
+		if err != nil {
+			return nil, "", err
+		}
+		return s.clone(), "the embedded snapshot", nil
+	case "-":
+		s, err := readSnapshot(stdin, "standard input")
+		return s, "standard input", err
+	}
+	data, err := readFile(file)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := readSnapshot(bytes.NewReader(data), file)
+	return s, file, err
+}
+
+// readFile reads a file the user named; failures are bad input.
+func readFile(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err
+		}
+		return nil, badInput("cannot read %s: %v", name, err)
+	}
+	return data, nil
+}
+
+// readInput reads a file argument, "-" meaning stdin unless -f took it.
+func readInput(name string, stdin io.Reader, stdinTaken bool) ([]byte, error) {
+	if name != "-" {
+		return readFile(name)
+	}
+	if stdinTaken {
+		return nil, badInput(`"-" names standard input, which -f - already reads`)
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, badInput("cannot read standard input: %v", err)
+	}
+	return data, nil
+}
+
+// describe summarises a snapshot for headers: "12 nodes in 3 zones, 97 pods".
+func (s *snapshot) describe() string {
+	zones := map[string]bool{}
+	for _, n := range s.Nodes {
+		zones[nodelifecycle.ZoneKey(n)] = true
+	}
+	parts := []string{plural(len(s.Nodes), "node") + " in " + plural(len(zones), "zone"), plural(len(s.Pods), "pod")}
+	if len(s.PDBs) > 0 {
+		parts = append(parts, plural(len(s.PDBs), "PDB"))
+	}
+	return strings.Join(parts, ", ")
+}

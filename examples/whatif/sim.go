@@ -1,0 +1,679 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/taints"
+	"github.com/evictkit/eviction/timedqueue"
+	"github.com/evictkit/eviction/tolerations"
+)
+
+// taintLoopPeriod is how often the node lifecycle controller drains its zone
+// queues (upstream scheduler.NodeEvictionPeriod).
+const taintLoopPeriod = 100 * time.Millisecond
+
+// horizon bounds a simulation: past it, whatever is still queued is reported
+// as never happening.
+const horizon = 24 * time.Hour
+
+// Event kinds, in the order events at the same instant are listed. The
+// strings are part of the JSON output.
+const (
+	kindHeartbeat        = "last-heartbeat"
+	kindUnknown          = "node-unknown"
+	kindZone             = "zone-state"
+	kindMasterDisruption = "all-zones-down"
+	kindTainted          = "tainted"
+	kindTaintRemoved     = "taint-removed"
+	kindCancelled        = "eviction-cancelled"
+	kindEvicted          = "evicted"
+	kindStays            = "stays"
+	kindNotTainted       = "never-tainted"
+	kindNothingEvicted   = "nothing-evicted"
+)
+
+// kindRank orders events of the same instant: causes before effects.
+func kindRank(kind string) int {
+	return slices.Index([]string{kindHeartbeat, kindUnknown, kindZone, kindMasterDisruption, kindTainted,
+		kindTaintRemoved, kindCancelled, kindEvicted, kindStays, kindNotTainted, kindNothingEvicted}, kind)
+}
+
+// event is one line of a timeline. A zero At means "never".
+type event struct {
+	At     time.Time
+	Kind   string
+	Node   string
+	Zone   string
+	Pod    string // namespace/name
+	Detail string
+}
+
+// object names what the event is about, for the table.
+func (e event) object() string {
+	switch {
+	case e.Pod != "":
+		return e.Pod
+	case e.Kind == kindZone:
+		return "zone/" + e.Zone
+	case e.Kind == kindMasterDisruption:
+		return "cluster"
+	case e.Node != "":
+		return "node/" + e.Node
+	}
+	return ""
+}
+
+// podState is what the taint-eviction controller knows about one pod.
+type podState struct {
+	pod       *corev1.Pod
+	scheduled *tolerations.Scheduled // pending eviction, nil if none
+	reason    string                 // why the pending eviction, or why it stays
+	decided   bool                   // a NoExecute taint was decided on
+	evicted   bool
+}
+
+// sim runs the node lifecycle controller (health passes, zone states, the
+// rate-limited NoExecute tainting) and the taint-eviction controller over a
+// snapshot, on a fake clock. Nothing in it reads the wall clock.
+type sim struct {
+	cfg   nodelifecycle.Config
+	opts  tolerations.Options
+	t0    time.Time
+	clock *clocktesting.FakeClock
+	sched nodelifecycle.Schedule
+
+	nodes  []*corev1.Node // deep copies, in name order
+	byName map[string]*corev1.Node
+	podsOn map[string][]*podState
+
+	// silent holds the nodes that stop heartbeating at t0 and when the
+	// controller marks them Unknown.
+	silent map[string]nodelifecycle.Silence
+	// frozen holds nodes already not Ready in the snapshot: they count in
+	// their zone, but the simulation does not re-taint them.
+	frozen map[string]bool
+
+	states     map[string]nodelifecycle.ZoneState
+	queues     map[string]*timedqueue.RateLimited[string]
+	zoneCounts map[string]nodelifecycle.ZoneCounts
+	allDown    bool
+
+	// start, if set, runs right after the first monitor pass at t0.
+	start func()
+
+	taintedAt map[string]time.Time // first NoExecute taint by the controller
+	unknownAt map[string]time.Time // when a silent node was marked Unknown
+	events    []event
+	notes     []string
+}
+
+// newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
+func newSim(s *snapshot, t0 time.Time) *sim {
+	cfg := nodelifecycle.DefaultConfig()
+	m := &sim{
+		cfg:        cfg,
+		t0:         t0,
+		clock:      clocktesting.NewFakeClock(t0),
+		sched:      cfg.Schedule(t0),
+		byName:     map[string]*corev1.Node{},
+		podsOn:     map[string][]*podState{},
+		silent:     map[string]nodelifecycle.Silence{},
+		frozen:     map[string]bool{},
+		states:     map[string]nodelifecycle.ZoneState{},
+		queues:     map[string]*timedqueue.RateLimited[string]{},
+		zoneCounts: map[string]nodelifecycle.ZoneCounts{},
+		taintedAt:  map[string]time.Time{},
+		unknownAt:  map[string]time.Time{},
+	}
+	for _, n := range s.Nodes {
+		c := n.DeepCopy()
+		m.nodes = append(m.nodes, c)
+		m.byName[c.Name] = c
+		if r := readyCondition(c); r == nil || r.Status != corev1.ConditionTrue {
+			m.frozen[c.Name] = true
+		}
+	}
+	slices.SortFunc(m.nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
+	for _, p := range s.Pods {
+		if p.Spec.NodeName == "" || m.byName[p.Spec.NodeName] == nil {
+			continue
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue // finished: nothing left to evict
+		}
+		m.podsOn[p.Spec.NodeName] = append(m.podsOn[p.Spec.NodeName], &podState{pod: p})
+	}
+	for _, ps := range m.podsOn {
+		slices.SortFunc(ps, func(a, b *podState) int { return cmp.Compare(podKey(a.pod), podKey(b.pod)) })
+	}
+	return m
+}
+
+// silence makes node stop heartbeating at t0: its last sign of life is its
+// last heartbeat in the snapshot (or t0 if later or missing), seen by the
+// controller's pass at t0.
+func (m *sim) silence(name string) nodelifecycle.Silence {
+	n := m.byName[name]
+	last := m.t0
+	if r := readyCondition(n); r != nil && !r.LastHeartbeatTime.IsZero() && r.LastHeartbeatTime.Time.Before(m.t0) {
+		last = r.LastHeartbeatTime.Time
+	}
+	sil := nodelifecycle.SilentNode(last, m.sched, m.cfg)
+	m.silent[name] = sil
+	delete(m.frozen, name)
+	m.add(event{At: m.t0, Kind: kindHeartbeat, Node: name, Zone: zoneName(nodelifecycle.ZoneKey(n)),
+		Detail: "last heartbeat, then silence"})
+	return sil
+}
+
+// add records an event.
+func (m *sim) add(e event) { m.events = append(m.events, e) }
+
+// now is the simulation's current time.
+func (m *sim) now() time.Time { return m.clock.Now() }
+
+// queue returns the zone's tainting queue, creating it at the default rate as
+// upstream does for a zone seen for the first time.
+func (m *sim) queue(zone string) *timedqueue.RateLimited[string] {
+	q, ok := m.queues[zone]
+	if !ok {
+		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.WithClock(m.clock))
+		m.queues[zone] = q
+	}
+	return q
+}
+
+// run drives the controller from t0: a monitor pass every MonitorPeriod and a
+// tainting pass every 100 ms while some zone queue holds work, until the last
+// silent node has been handled and every queue that may still move is empty.
+func (m *sim) run() {
+	for _, n := range m.nodes {
+		if m.frozen[n.Name] {
+			status := "no Ready condition"
+			if r := readyCondition(n); r != nil {
+				status = "Ready " + string(r.Status)
+			}
+			m.notes = append(m.notes, fmt.Sprintf("%s is already not ready in the snapshot (%s): it counts as not ready "+
+				"in its zone and is otherwise left as it is.", n.Name, status))
+		}
+	}
+	limit := m.t0.Add(horizon)
+	t := m.t0
+	nextPass := m.t0
+	for {
+		m.clock.SetTime(t)
+		if !t.Before(nextPass) {
+			m.monitorPass()
+			if nextPass.Equal(m.t0) && m.start != nil {
+				m.start()
+			}
+			nextPass = m.sched.After(t)
+		}
+		m.taintPass()
+		busy := m.busy()
+		// Done once every silent node is Unknown, one more pass has run (queue
+		// re-adds, zone states settle) and no queue can still move.
+		end, marked := m.t0, true
+		for name := range m.silent {
+			at, ok := m.unknownAt[name]
+			marked = marked && ok
+			end = later(end, at)
+		}
+		if marked && !busy && t.After(end) {
+			break
+		}
+		next := nextPass
+		if busy {
+			next = earlier(next, t.Add(taintLoopPeriod))
+		}
+		if next.After(limit) {
+			m.notes = append(m.notes, fmt.Sprintf("simulation stopped %v after t0 with work still queued", horizon))
+			break
+		}
+		t = next
+	}
+	m.finish()
+}
+
+// busy reports whether some zone queue holds nodes and may still hand out
+// tokens.
+func (m *sim) busy() bool {
+	for _, q := range m.queues {
+		if q.Len() > 0 && q.QPS() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// monitorPass is one monitorNodeHealth: judge nodes, act on NoExecute taints,
+// then the cluster-wide zone transition.
+func (m *sim) monitorPass() {
+	now := m.now()
+	counts := map[string]nodelifecycle.ZoneCounts{}
+	for _, n := range m.nodes {
+		zone := nodelifecycle.ZoneKey(n)
+		m.queue(zone)
+		if sil, ok := m.silent[n.Name]; ok && !now.Before(sil.Unknown) {
+			m.markUnknown(n, now)
+		}
+		ready := readyCondition(n)
+		if !nodelifecycle.ExcludedFromDisruption(n) {
+			c := counts[zone]
+			c.Add(ready)
+			counts[zone] = c
+		}
+		if ready == nil || m.frozen[n.Name] {
+			continue
+		}
+		m.noExecute(n, nodelifecycle.NoExecuteAction(n, ready))
+	}
+	m.disruption(counts)
+	m.zoneCounts = counts
+}
+
+// markUnknown judges a silent node as the controller does once its grace
+// period may be over ([nodelifecycle.EvaluateWithLiveLease]: no Lease renewal
+// since the pass that last heard from it, and the live Lease is no newer) and
+// writes the status it decides: Ready, MemoryPressure, DiskPressure and
+// PIDPressure Unknown. Then comes the NoSchedule taint that follows.
+func (m *sim) markUnknown(n *corev1.Node, now time.Time) {
+	r := readyCondition(n)
+	if r != nil && r.Status == corev1.ConditionUnknown {
+		if _, ok := m.unknownAt[n.Name]; !ok {
+			m.unknownAt[n.Name] = now // already Unknown in the snapshot
+		}
+		return
+	}
+	sil := m.silent[n.Name]
+	saved := &nodelifecycle.Probe{ProbeTime: sil.Observed, ReadyTransitionTime: sil.Observed}
+	if r != nil {
+		c := *r
+		saved.Ready = &c
+	}
+	h := nodelifecycle.EvaluateWithLiveLease(n, nil, saved, nodelifecycle.LiveLease{}, now, m.cfg)
+	if h.Verdict != nodelifecycle.Expired || h.Status == nil {
+		return // still within its grace period (a node that never posted Ready gets the startup grace)
+	}
+	n.Status = *h.Status
+	m.unknownAt[n.Name] = now
+	add, remove := nodelifecycle.NoScheduleTaints(n)
+	n.Spec.Taints = nodelifecycle.Swap{Add: add, Remove: remove}.Apply(n.Spec.Taints, now)
+	detail := "Ready Unknown"
+	if h.BecameNotReady() {
+		notReady := 0
+		for _, ps := range m.podsOn[n.Name] {
+			if _, ok := nodelifecycle.MarkPodNotReady(ps.pod, n.Name, now); ok {
+				notReady++
+			}
+		}
+		if notReady > 0 {
+			detail += fmt.Sprintf("; %s marked NotReady", plural(notReady, "pod"))
+		}
+	}
+	zone := zoneName(nodelifecycle.ZoneKey(n))
+	m.add(event{At: now, Kind: kindUnknown, Node: n.Name, Zone: zone, Detail: detail})
+	if len(add) > 0 {
+		m.add(event{At: now, Kind: kindTainted, Node: n.Name, Zone: zone, Detail: "tainted " + shortTaints(add)})
+	}
+}
+
+// noExecute carries out one NoExecuteAction.
+func (m *sim) noExecute(n *corev1.Node, a nodelifecycle.Action) {
+	q := m.queue(nodelifecycle.ZoneKey(n))
+	switch a.Kind {
+	case nodelifecycle.SwapToNotReady, nodelifecycle.SwapToUnreachable:
+		m.swap(n, a.Swap, "swapped, no queue")
+	case nodelifecycle.Enqueue:
+		if a.ClearTombstone {
+			q.Remove(n.Name)
+		}
+		q.Add(n.Name, n.UID)
+	case nodelifecycle.Untaint:
+		m.swap(n, a.Swap, "node Ready")
+		q.Remove(n.Name)
+	}
+}
+
+// swap writes a NoExecute taint change and lets the taint-eviction controller
+// react to it.
+func (m *sim) swap(n *corev1.Node, s nodelifecycle.Swap, why string) {
+	if s.Empty() {
+		return
+	}
+	now := m.now()
+	before := tolerations.NoExecuteTaints(n.Spec.Taints)
+	n.Spec.Taints = s.Apply(n.Spec.Taints, now)
+	zone := zoneName(nodelifecycle.ZoneKey(n))
+	if len(s.Add) > 0 {
+		if _, ok := m.taintedAt[n.Name]; !ok {
+			m.taintedAt[n.Name] = now
+		}
+		detail := "tainted " + shortTaints(s.Add)
+		if why != "" {
+			detail += " (" + why + ")"
+		}
+		m.add(event{At: now, Kind: kindTainted, Node: n.Name, Zone: zone, Detail: detail})
+	}
+	var removed []corev1.Taint
+	for _, t := range s.Remove {
+		if taints.Exists(before, &t) {
+			removed = append(removed, t)
+		}
+	}
+	if len(removed) > 0 && len(s.Add) == 0 {
+		m.add(event{At: now, Kind: kindTaintRemoved, Node: n.Name, Zone: zone,
+			Detail: "untainted " + shortTaints(removed) + " (" + why + ")"})
+	}
+	m.nodeTaintsChanged(n, why)
+}
+
+// taintPass is one doNoExecuteTaintingPass: every zone queue hands its due
+// nodes their NoExecute taint, one per token.
+func (m *sim) taintPass() {
+	for _, zone := range slices.Sorted(maps.Keys(m.queues)) {
+		q := m.queues[zone]
+		if q.Len() == 0 {
+			continue
+		}
+		q.Try(func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+			n := m.byName[v.Value]
+			step := nodelifecycle.TaintQueued(n)
+			if !step.Swap.Empty() {
+				m.swap(n, step.Swap, "")
+				return true, 0
+			}
+			return step.Done, step.RetryAfter
+		})
+	}
+}
+
+// disruption is one handleDisruption pass.
+func (m *sim) disruption(counts map[string]nodelifecycle.ZoneCounts) {
+	now := m.now()
+	prev := m.states
+	d := nodelifecycle.HandleDisruption(prev, counts, m.cfg)
+	for _, zone := range slices.Sorted(maps.Keys(d.States)) {
+		state := d.States[zone]
+		old, known := prev[zone]
+		if rate, ok := d.Rates[zone]; ok {
+			m.queue(zone).SetRate(rate)
+		}
+		c := counts[zone]
+		changed := known && old != state
+		if d.Entered || !(changed || (known && c != m.zoneCounts[zone]) || (!known && state != nodelifecycle.ZoneNormal)) {
+			continue
+		}
+		detail := fmt.Sprintf("%s (%d/%d not ready)", state, c.NotReady, c.Size())
+		if !changed && known {
+			detail = fmt.Sprintf("still %s (%d/%d not ready)", state, c.NotReady, c.Size())
+		}
+		if rate := m.queue(zone).QPS(); rate > 0 {
+			detail += ": " + formatRate(rate) + " nodes/s"
+		} else {
+			detail += ": tainting stops"
+		}
+		m.add(event{At: now, Kind: kindZone, Zone: zoneName(zone), Detail: detail})
+	}
+	if d.Entered {
+		m.allDown = true
+		m.add(event{At: now, Kind: kindMasterDisruption,
+			Detail: "every zone down: no more NoExecute taints"})
+		for _, n := range m.nodes {
+			a := nodelifecycle.MarkReachable(n)
+			m.swap(n, a.Swap, "all zones down")
+			m.queue(nodelifecycle.ZoneKey(n)).Remove(n.Name)
+		}
+	}
+	if d.Exited {
+		m.allDown = false
+	}
+	m.states = d.States
+}
+
+// nodeTaintsChanged is the taint-eviction controller's reaction to a change of
+// the node's NoExecute taints: every pod on the node is decided again with one
+// shared now (handleNodeUpdate, processPodOnNode).
+func (m *sim) nodeTaintsChanged(n *corev1.Node, why string) {
+	now := m.now()
+	noExec := tolerations.NoExecuteTaints(n.Spec.Taints)
+	for _, ps := range m.podsOn[n.Name] {
+		if ps.evicted {
+			continue
+		}
+		if ps.scheduled != nil && !ps.scheduled.FireAt.After(now) {
+			ps.evicted = true // its eviction ran before this change
+			continue
+		}
+		d := tolerations.NoExecuteDecision(n.Spec.Taints, ps.pod.Spec.Tolerations, m.opts)
+		a := tolerations.Reconcile(d, ps.scheduled, now)
+		if a.Cancel && ps.scheduled != nil {
+			m.add(event{At: now, Kind: kindCancelled, Node: n.Name, Pod: podKey(ps.pod),
+				Detail: "eviction due at " + m.offset(ps.scheduled.FireAt) + " cancelled (" + why + ")"})
+			ps.scheduled = nil
+		}
+		if a.Add {
+			ps.scheduled = &tolerations.Scheduled{CreatedAt: a.CreatedAt, FireAt: a.FireAt}
+			ps.reason = evictReason(d, n.Spec.Taints, ps.pod, m.opts)
+		}
+		if len(noExec) > 0 {
+			ps.decided = true
+			if d.Kind == tolerations.Never {
+				ps.reason = stayReason(n.Spec.Taints, ps.pod, m.opts)
+			}
+		} else {
+			ps.decided = false
+		}
+	}
+}
+
+// finish turns the final state into events: evictions, pods that stay, nodes
+// never tainted.
+func (m *sim) finish() {
+	for _, n := range m.nodes {
+		zone := zoneName(nodelifecycle.ZoneKey(n))
+		_, silent := m.silent[n.Name]
+		hasNoExec := len(tolerations.NoExecuteTaints(n.Spec.Taints)) > 0
+		if silent && !hasNoExec {
+			pods := 0
+			for _, ps := range m.podsOn[n.Name] {
+				if !ps.evicted && ps.scheduled == nil {
+					pods++
+				}
+			}
+			m.add(event{Kind: kindNotTainted, Node: n.Name, Zone: zone,
+				Detail: fmt.Sprintf("never tainted NoExecute: %s", stayCount(pods))})
+		}
+		for _, ps := range m.podsOn[n.Name] {
+			switch {
+			case ps.scheduled != nil || ps.evicted:
+				at := m.t0
+				if ps.scheduled != nil {
+					at = ps.scheduled.FireAt
+				}
+				m.add(event{At: at, Kind: kindEvicted, Node: n.Name, Zone: zone, Pod: podKey(ps.pod), Detail: ps.reason})
+			case ps.decided && hasNoExec:
+				m.add(event{Kind: kindStays, Node: n.Name, Zone: zone, Pod: podKey(ps.pod), Detail: ps.reason})
+			}
+		}
+	}
+	sortEvents(m.events)
+}
+
+// sortEvents sorts a timeline by time, keeping the order in which events of
+// the same instant happened; events that never happen go last, by kind and
+// object.
+func sortEvents(events []event) {
+	slices.SortStableFunc(events, func(a, b event) int {
+		if a.At.IsZero() != b.At.IsZero() {
+			if a.At.IsZero() {
+				return 1
+			}
+			return -1
+		}
+		if a.At.IsZero() {
+			return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.object(), b.object()))
+		}
+		return a.At.Compare(b.At)
+	})
+}
+
+// stuckWhy explains why a silent node never got its NoExecute taint.
+func (m *sim) stuckWhy(n *corev1.Node) string {
+	if m.allDown {
+		return "every zone is down, and then the controller assumes that it is the one cut off and stops tainting"
+	}
+	key := nodelifecycle.ZoneKey(n)
+	c := m.zoneCounts[key]
+	if m.states[key] == nodelifecycle.ZonePartialDisruption {
+		return fmt.Sprintf("zone %s is partially disrupted (%d/%d not ready) and has no more than %d nodes, so tainting stops there",
+			zoneName(key), c.NotReady, c.Size(), m.cfg.LargeClusterThreshold)
+	}
+	if q := m.queues[key]; q != nil && q.QPS() <= 0 {
+		return fmt.Sprintf("tainting is stopped in zone %s", zoneName(key))
+	}
+	return "it was still queued when the simulation ended"
+}
+
+// offset formats t as a duration after t0.
+func (m *sim) offset(t time.Time) string { return "t0" + formatOffset(t.Sub(m.t0)) }
+
+// evictReason explains an eviction decision, starting with "evicted".
+func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
+	noExec := tolerations.NoExecuteTaints(nodeTaints)
+	if d.Kind == tolerations.EvictNow {
+		t, _ := tolerations.FindUntolerated(noExec, pod.Spec.Tolerations, nil, opts)
+		return "evicted: does not tolerate " + shortTaint(t)
+	}
+	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
+	// Name the taint whose toleration sets the limit.
+	limit := 0
+	for i, tol := range used {
+		if tol.TolerationSeconds != nil && (used[limit].TolerationSeconds == nil || *tol.TolerationSeconds < *used[limit].TolerationSeconds) {
+			limit = i
+		}
+	}
+	if isDefaultToleration(used[limit]) {
+		return "evicted: default " + formatSeconds(d.Delay) + " toleration"
+	}
+	return "evicted: tolerates " + taintKey(noExec[limit]) + " " + formatSeconds(d.Delay)
+}
+
+// stayReason explains, starting with "stays", why a pod tolerates the node's
+// NoExecute taints forever.
+func stayReason(nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
+	noExec := tolerations.NoExecuteTaints(nodeTaints)
+	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
+	what := "tolerates " + taintKeys(noExec) + " forever"
+	for _, tol := range used {
+		if tol.Key == "" && tol.Operator == corev1.TolerationOpExists {
+			what = "tolerates all taints"
+			break
+		}
+	}
+	switch {
+	case isDaemonSetPod(pod):
+		return "stays: DaemonSet, " + strings.TrimSuffix(what, " forever")
+	case isMirrorPod(pod):
+		return "stays: static pod, " + strings.TrimSuffix(what, " forever")
+	}
+	return "stays: " + what
+}
+
+// taintKey names a NoExecute taint for a reason: its key without the
+// node.kubernetes.io/ prefix, and its value if any.
+func taintKey(t corev1.Taint) string {
+	t.Effect = ""
+	return strings.TrimPrefix(taints.Format(t), "node.kubernetes.io/")
+}
+
+// taintKeys joins taintKey of each taint with commas.
+func taintKeys(ts []corev1.Taint) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = taintKey(t)
+	}
+	return strings.Join(out, ",")
+}
+
+// isDefaultToleration reports whether tol looks like the one the
+// DefaultTolerationSeconds admission plugin adds.
+func isDefaultToleration(tol corev1.Toleration) bool {
+	return (tol.Key == taints.KeyNotReady || tol.Key == taints.KeyUnreachable) &&
+		tol.Operator == corev1.TolerationOpExists && tol.Effect == corev1.TaintEffectNoExecute &&
+		tol.TolerationSeconds != nil && *tol.TolerationSeconds == tolerations.DefaultTolerationSeconds
+}
+
+// shortTaint prints a taint, shortening the node.kubernetes.io/ keys.
+func shortTaint(t corev1.Taint) string {
+	return strings.TrimPrefix(taints.Format(t), "node.kubernetes.io/")
+}
+
+// shortTaints prints taints with shortTaint, joined by commas.
+func shortTaints(ts []corev1.Taint) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = shortTaint(t)
+	}
+	return strings.Join(out, ",")
+}
+
+// readyCondition returns the node's first Ready condition, or nil.
+func readyCondition(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeReady {
+			return &n.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// zoneName prints a zone key (region ":\x00:" zone) for people.
+func zoneName(key string) string {
+	region, zone, _ := strings.Cut(key, ":\x00:")
+	switch {
+	case zone != "":
+		return zone
+	case region != "":
+		return region
+	}
+	return "(no zone label)"
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// timeRef returns t as a *metav1.Time.
+func timeRef(t time.Time) *metav1.Time {
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+// stayCount says how many pods stay: "1 pod stays", "3 pods stay".
+func stayCount(n int) string {
+	if n == 1 {
+		return "1 pod stays"
+	}
+	return plural(n, "pod") + " stay"
+}

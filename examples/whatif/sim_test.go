@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/nodelifecycle"
+)
+
+func embedded(t *testing.T) *snapshot {
+	t.Helper()
+	s, err := readSnapshot(bytes.NewReader(embeddedSnapshot), "embedded snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The Unknown time the simulation takes from SilentNode is the one the
+// controller's own health judgement reaches, pass by pass: still Fresh at
+// t0+50s, expired at the next pass (the lease circuit breaker asks for the
+// live Lease, which is absent, so the node is marked Unknown).
+func TestSilenceMatchesHealthJudgement(t *testing.T) {
+	s := embedded(t)
+	t0 := s.t0()
+	m := newSim(s, t0)
+	sil := m.silence("worker-a2")
+	if want := t0.Add(55 * time.Second); !sil.Unknown.Equal(want) {
+		t.Fatalf("SilentNode: Unknown at %v, want %v", sil.Unknown, want)
+	}
+
+	node, _ := s.node("worker-a2")
+	cfg := nodelifecycle.DefaultConfig()
+	h := nodelifecycle.Evaluate(node, nil, nil, t0, cfg)
+	saved := h.Saved(false)
+	for pass := t0.Add(cfg.MonitorPeriod); pass.Before(sil.Unknown); pass = pass.Add(cfg.MonitorPeriod) {
+		h = nodelifecycle.Evaluate(node, nil, &saved, pass, cfg)
+		if h.Verdict != nodelifecycle.Fresh {
+			t.Fatalf("pass at t0+%v: %v, want Fresh", pass.Sub(t0), h.Verdict)
+		}
+		saved = h.Saved(false)
+	}
+	h = nodelifecycle.Evaluate(node, nil, &saved, sil.Unknown, cfg)
+	if h.Verdict != nodelifecycle.NeedsLeaseCheck {
+		t.Fatalf("at Unknown: %v, want NeedsLeaseCheck", h.Verdict)
+	}
+	h = nodelifecycle.EvaluateWithLiveLease(node, nil, &saved, nodelifecycle.LiveLease{}, sil.Unknown, cfg)
+	if h.Verdict != nodelifecycle.Expired || h.Current.Status != corev1.ConditionUnknown || !h.BecameNotReady() {
+		t.Fatalf("at Unknown: %v %v, want Expired and Unknown", h.Verdict, h.Current.Status)
+	}
+}
+
+// The simulation never touches the snapshot it was given.
+func TestSimDoesNotModifySnapshot(t *testing.T) {
+	s := embedded(t)
+	before := embedded(t)
+	m := newSim(s, s.t0())
+	for _, n := range []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"} {
+		m.silence(n)
+	}
+	m.run()
+	for i := range s.Nodes {
+		if !s.Nodes[i].Status.Conditions[0].LastTransitionTime.Equal(&before.Nodes[i].Status.Conditions[0].LastTransitionTime) ||
+			len(s.Nodes[i].Spec.Taints) != len(before.Nodes[i].Spec.Taints) {
+			t.Fatalf("node %s changed", s.Nodes[i].Name)
+		}
+	}
+}
+
+func TestSortEvents(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	events := []event{
+		{Kind: kindStays, Pod: "b/x"},
+		{At: t0.Add(time.Minute), Kind: kindEvicted, Pod: "a/y"},
+		{Kind: kindNotTainted, Node: "n1"},
+		{At: t0, Kind: kindTainted, Node: "n2"},
+		{At: t0, Kind: kindUnknown, Node: "n1"}, // same instant: happened after the taint
+		{Kind: kindStays, Pod: "a/x"},
+	}
+	sortEvents(events)
+	var got []string
+	for _, e := range events {
+		got = append(got, e.Kind+" "+e.object())
+	}
+	want := []string{
+		"tainted node/n2", "node-unknown node/n1", "evicted a/y",
+		"stays a/x", "stays b/x", "never-tainted node/n1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestZoneName(t *testing.T) {
+	for key, want := range map[string]string{
+		"us-east-1:\x00:us-east-1a": "us-east-1a",
+		"us-east-1:\x00:":           "us-east-1",
+		":\x00:zone":                "zone",
+		"":                          "(no zone label)",
+	} {
+		if got := zoneName(key); got != want {
+			t.Errorf("zoneName(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestWrapAndOneLine(t *testing.T) {
+	long := "word "
+	for range 60 {
+		long += "word "
+	}
+	for _, l := range wrap(long) {
+		if len(l) > wrapWidth {
+			t.Errorf("line of %d columns", len(l))
+		}
+	}
+	if got := wrap(""); got != nil {
+		t.Errorf("wrap(\"\") = %q", got)
+	}
+	if got := oneLine("a\nb\r\n  c\t"); got != "a; b; c" {
+		t.Errorf("oneLine = %q", got)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{formatOffset(55 * time.Second), "+55s"},
+		{formatOffset(15*time.Minute + 55*time.Second), "+15m55s"},
+		{formatSeconds(300 * time.Second), "300s"},
+		{formatSeconds(1500 * time.Millisecond), "1.5s"},
+		{formatRate(0.1), "0.1"},
+		{formatRate(0.01), "0.01"},
+		{byteString(8 << 30), "8Gi"},
+		{byteString(1000), "1000"},
+		{milliString(3500), "3500m"},
+		{milliString(3000), "3"},
+		{plural(1, "pod"), "1 pod"},
+		{plural(2, "pod"), "2 pods"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
