@@ -1,0 +1,327 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/util/flowcontrol"
+	nodescheduler "k8s.io/kubernetes/pkg/controller/nodelifecycle/scheduler"
+	"k8s.io/kubernetes/pkg/controller/tainteviction"
+	testingclock "k8s.io/utils/clock/testing"
+	"pgregory.net/rapid"
+
+	"github.com/evictkit/eviction/conformance/internal/gen"
+	"github.com/evictkit/eviction/timedqueue"
+)
+
+// runLog records work calls as "key@fireAt", safe for concurrent use.
+type runLog struct {
+	mu   sync.Mutex
+	runs []string
+}
+
+func (l *runLog) add(key string, fireAt time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.runs = append(l.runs, fmt.Sprintf("%s@%v", key, fireAt.Sub(gen.Epoch)))
+}
+
+// sorted returns the calls sorted: upstream starts every due item in its
+// own goroutine, so the order of calls due at the same step is open.
+func (l *runLog) sorted() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.runs)
+	slices.Sort(out)
+	return out
+}
+
+// queuePair is upstream's TimedWorkerQueue and the library's Queue, each on
+// its own fake clock, stepped together. Work calls return at once, so that
+// between operations nothing is running: the comparison stays outside the
+// deliberate differences D2 and D3 (which concern running items) and, with
+// createdAt always the current time, outside D1.
+type queuePair struct {
+	t        tester
+	upClock  *testingclock.FakeClock
+	upQ      *tainteviction.TimedWorkerQueue
+	upRuns   runLog
+	ourClock *testingclock.FakeClock
+	ourQ     *timedqueue.Queue[string]
+	ourRuns  runLog
+	history  []string
+}
+
+func newQueuePair(t tester) *queuePair {
+	p := &queuePair{t: t, upClock: testingclock.NewFakeClock(gen.Epoch), ourClock: testingclock.NewFakeClock(gen.Epoch)}
+	p.upQ = tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
+		p.upRuns.add(args.KeyFromWorkArgs(), fireAt)
+		return nil
+	}, p.upClock)
+	p.ourQ = timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+		p.ourRuns.add(key, fireAt)
+		return nil
+	}, timedqueue.WithClock(p.ourClock), timedqueue.WithWorkers(0))
+	return p
+}
+
+// settle waits until both queues have finished the work that is due.
+func (p *queuePair) settle() {
+	p.upQ.WaitRunning()
+	if err := p.ourQ.Idle(context.Background()); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *queuePair) fail(format string, args ...any) {
+	p.t.Fatalf("%s\nafter: %s", fmt.Sprintf(format, args...), strings.Join(p.history, "; "))
+}
+
+func workArgs(key string) *tainteviction.WorkArgs {
+	ns, name, _ := strings.Cut(key, "/")
+	return tainteviction.NewWorkArgs(name, ns)
+}
+
+// check compares the queued item of every key and the calls made so far.
+func (p *queuePair) check(keys []string) {
+	for _, k := range keys {
+		var want, got string
+		if w := p.upQ.GetWorkerUnsafe(k); w != nil {
+			want = fmt.Sprintf("pending (created %v, fire %v)", w.CreatedAt.Sub(gen.Epoch), w.FireAt.Sub(gen.Epoch))
+		}
+		if it, ok := p.ourQ.Get(k); ok {
+			got = fmt.Sprintf("%v (created %v, fire %v)", it.State, it.CreatedAt.Sub(gen.Epoch), it.FireAt.Sub(gen.Epoch))
+			got = strings.Replace(got, timedqueue.Pending.String(), "pending", 1)
+		}
+		if got != want {
+			p.fail("Get(%q): upstream %q, evictkit %q", k, want, got)
+		}
+	}
+	if want, got := p.upRuns.sorted(), p.ourRuns.sorted(); !slices.Equal(got, want) {
+		p.fail("work calls: upstream %q, evictkit %q", want, got)
+	}
+}
+
+// TestTimedQueue runs random sequences of Add, Replace (UpdateWork),
+// Cancel and clock steps against both queues and compares, after every
+// operation, the results, the queued items and the work calls.
+func TestTimedQueue(t *testing.T) {
+	keys := []string{"ns/a", "ns/b", "/a", "ns/c"}
+	rapid.Check(t, func(t *rapid.T) {
+		p := newQueuePair(t)
+		delay := rapid.SampledFrom([]time.Duration{-2 * time.Second, -time.Nanosecond, 0, time.Nanosecond,
+			time.Second, 1500 * time.Millisecond, 3 * time.Second, 10 * time.Second})
+		for i := range rapid.IntRange(1, 30).Draw(t, "ops") {
+			key := rapid.SampledFrom(keys).Draw(t, fmt.Sprintf("key%d", i))
+			now := p.upClock.Now()
+			switch op := rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("op%d", i)); op {
+			case 0:
+				d := delay.Draw(t, fmt.Sprintf("delay%d", i))
+				p.history = append(p.history, fmt.Sprintf("Add(%s, +%v)", key, d))
+				wantAdded := p.upQ.GetWorkerUnsafe(key) == nil // nothing is running between operations
+				p.upQ.AddWork(context.Background(), workArgs(key), now, now.Add(d))
+				if got := p.ourQ.Add(key, now, now.Add(d)); got != wantAdded {
+					p.fail("Add(%q): upstream adds %v, evictkit %v", key, wantAdded, got)
+				}
+			case 1:
+				d := delay.Draw(t, fmt.Sprintf("delay%d", i))
+				p.history = append(p.history, fmt.Sprintf("Replace(%s, +%v)", key, d))
+				p.upQ.UpdateWork(context.Background(), workArgs(key), now, now.Add(d))
+				p.ourQ.Replace(key, now, now.Add(d))
+			case 2:
+				p.history = append(p.history, fmt.Sprintf("Cancel(%s)", key))
+				want := p.upQ.CancelWork(logger, key)
+				if got := p.ourQ.Cancel(key); got != want {
+					p.fail("Cancel(%q): upstream %v, evictkit %v", key, want, got)
+				}
+			case 3:
+				d := delay.Draw(t, fmt.Sprintf("step%d", i)).Abs()
+				p.history = append(p.history, fmt.Sprintf("Step(%v)", d))
+				p.upClock.Step(d)
+				p.ourClock.Step(d)
+			}
+			p.settle()
+			p.check(keys)
+		}
+	})
+}
+
+// TestTimedQueueDifferences asserts the library's side of the deliberate
+// differences D1–D3 and D6 on the cases of the spec, each beside what
+// upstream does with the same operations.
+func TestTimedQueueDifferences(t *testing.T) {
+	t.Run("D1 absolute fire time", func(t *testing.T) {
+		// Add(k, now-400ms, now-200ms): upstream waits fireAt-createdAt =
+		// 200ms from the call; the library runs it at once (already due).
+		p := newQueuePair(t)
+		now := p.upClock.Now()
+		p.upQ.AddWork(context.Background(), workArgs("ns/k"), now.Add(-400*time.Millisecond), now.Add(-200*time.Millisecond))
+		p.ourQ.Add("ns/k", now.Add(-400*time.Millisecond), now.Add(-200*time.Millisecond))
+		p.settle()
+		if up, ours := len(p.upRuns.sorted()), len(p.ourRuns.sorted()); up != 0 || ours != 1 {
+			t.Fatalf("before any step: upstream ran %d (want 0), evictkit %d (want 1)", up, ours)
+		}
+		p.upClock.Step(200 * time.Millisecond)
+		p.settle()
+		if up := len(p.upRuns.sorted()); up != 1 {
+			t.Fatalf("upstream ran %d after 200ms, want 1", up)
+		}
+	})
+	t.Run("D2 D3 running items", func(t *testing.T) {
+		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
+		release := make(chan struct{})
+		started := make(chan string, 4)
+		var upRuns, ourRuns runLog
+		upQ := tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
+			started <- "up"
+			<-release
+			upRuns.add(args.KeyFromWorkArgs(), fireAt)
+			return nil
+		}, upClock)
+		ourQ := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+			started <- "ours"
+			<-release
+			ourRuns.add(key, fireAt)
+			return nil
+		}, timedqueue.WithClock(ourClock))
+		now := gen.Epoch
+		// A timer-started item, running (blocked).
+		upQ.AddWork(context.Background(), workArgs("ns/k"), now, now.Add(time.Second))
+		ourQ.Add("ns/k", now, now.Add(time.Second))
+		upClock.Step(time.Second)
+		ourClock.Step(time.Second)
+		<-started
+		<-started
+		// D3: upstream's CancelWork reports true for a timer-started item
+		// that is already running; the library's Cancel reports false.
+		if !upQ.CancelWork(logger, "ns/k") {
+			t.Fatal("upstream CancelWork of a running timer-started item: false, expected true")
+		}
+		if ourQ.Cancel("ns/k") {
+			t.Fatal("evictkit Cancel of a running item: true, want false (D3)")
+		}
+		// A new item under the same key, then the first call returns.
+		now = now.Add(time.Second)
+		upQ.AddWork(context.Background(), workArgs("ns/k"), now, now.Add(time.Second))
+		ourQ.Add("ns/k", now, now.Add(time.Second))
+		release <- struct{}{}
+		release <- struct{}{}
+		upQ.WaitRunning()
+		if err := ourQ.Idle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// D2: upstream's completion deletes whatever the key holds, the new
+		// pending item included (race R1), so it can no longer be seen or
+		// cancelled; the library removes only its own item.
+		if upQ.GetWorkerUnsafe("ns/k") != nil {
+			t.Fatal("upstream still lists the new item; expected race R1 to drop it")
+		}
+		if it, ok := ourQ.Get("ns/k"); !ok || it.State != timedqueue.Pending || !it.FireAt.Equal(now.Add(time.Second)) {
+			t.Fatalf("evictkit Get after the first call returned: %+v, %v; want the new pending item (D2)", it, ok)
+		}
+		if !ourQ.Cancel("ns/k") {
+			t.Fatal("evictkit Cancel of the new pending item: false, want true (D2)")
+		}
+		close(release)
+	})
+	t.Run("D6 add after shutdown", func(t *testing.T) {
+		upQ := tainteviction.CreateWorkerQueueWithClock(func(context.Context, time.Time, *tainteviction.WorkArgs) error { return nil },
+			testingclock.NewFakeClock(gen.Epoch))
+		ourQ := timedqueue.New(func(context.Context, string, time.Time) error { return nil },
+			timedqueue.WithClock(testingclock.NewFakeClock(gen.Epoch)))
+		upQ.CancelAndWait()
+		if err := ourQ.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		upQ.AddWork(context.Background(), workArgs("ns/k"), gen.Epoch, gen.Epoch.Add(time.Hour))
+		if upQ.GetWorkerUnsafe("ns/k") == nil {
+			t.Fatal("upstream refused work after CancelAndWait; expected it to accept")
+		}
+		if ourQ.Add("ns/k", gen.Epoch, gen.Epoch.Add(time.Hour)) {
+			t.Fatal("evictkit accepted work after Shutdown (D6)")
+		}
+	})
+}
+
+// TestRateLimitedQueue runs random sequences of Add, Remove, Try and clock
+// steps against upstream's RateLimitedTimedQueue (on a token bucket with a
+// fake clock, and its package clock pointed at the same fake clock) and
+// the library's RateLimited, and compares results and every call of the
+// Try function. No two values ever share a process time, since equal
+// process times are the deliberate difference D4 (upstream's heap order
+// vs FIFO): adds follow a 1ms step, so their times are whole milliseconds
+// plus a few nanoseconds, and the n-th call of the Try function asks to be
+// retried after 333µs + n µs, which puts every retry at a distinct time
+// away from whole milliseconds.
+func TestRateLimitedQueue(t *testing.T) {
+	values := []string{"a", "b", "c", "d"}
+	rapid.Check(t, func(t *rapid.T) {
+		qps := rapid.SampledFrom([]float32{1, 10, 1000}).Draw(t, "qps")
+		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
+		restore := nodescheduler.SetNow(upClock.Now)
+		defer restore()
+		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(qps, 1, upClock))
+		ourQ := timedqueue.NewRateLimited[string](qps, timedqueue.WithClock(ourClock))
+		var history []string
+		fail := func(format string, args ...any) {
+			t.Fatalf("%s\nafter: %s", fmt.Sprintf(format, args...), strings.Join(history, "; "))
+		}
+		// outcome decides, per value and attempt, whether the Try
+		// function succeeds and how long a failure waits.
+		calls := 0 // Try function calls so far, the same on both sides while they agree
+		outcome := map[string][]bool{}
+		for _, v := range values {
+			outcome[v] = rapid.SliceOfN(rapid.Bool(), 4, 4).Draw(t, "outcome."+v)
+		}
+		for i := range rapid.IntRange(1, 30).Draw(t, "ops") {
+			v := rapid.SampledFrom(values).Draw(t, fmt.Sprintf("value%d", i))
+			switch rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("op%d", i)) {
+			case 0:
+				upClock.Step(time.Millisecond)
+				ourClock.Step(time.Millisecond)
+				history = append(history, "Add("+v+")")
+				if want, got := upQ.Add(v, "uid-"+v), ourQ.Add(v, "uid-"+v); got != want {
+					fail("Add(%q): upstream %v, evictkit %v", v, want, got)
+				}
+			case 1:
+				history = append(history, "Remove("+v+")")
+				if want, got := upQ.Remove(v), ourQ.Remove(v); got != want {
+					fail("Remove(%q): upstream %v, evictkit %v", v, want, got)
+				}
+			case 2:
+				history = append(history, "Try")
+				var upCalls, ourCalls []string
+				start := calls
+				call := func(log *[]string, n *int, value string, uid any, added, process time.Time, counts map[string]int) (bool, time.Duration) {
+					*log = append(*log, fmt.Sprintf("%s(%v) added %v process %v", value, uid, added.Sub(gen.Epoch), process.Sub(gen.Epoch)))
+					attempt := counts[value]
+					counts[value]++
+					*n++
+					return outcome[value][attempt%4], 333*time.Microsecond + time.Duration(*n)*time.Microsecond
+				}
+				upN, ourN := start, start
+				upAttempts, ourAttempts := map[string]int{}, map[string]int{}
+				upQ.Try(logger, func(tv nodescheduler.TimedValue) (bool, time.Duration) {
+					return call(&upCalls, &upN, tv.Value, tv.UID, tv.AddedAt, tv.ProcessAt, upAttempts)
+				})
+				ourQ.Try(func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
+					return call(&ourCalls, &ourN, tv.Value, tv.UID, tv.AddedAt, tv.ProcessAt, ourAttempts)
+				})
+				calls = upN
+				if !slices.Equal(ourCalls, upCalls) {
+					fail("Try calls: upstream %q, evictkit %q", upCalls, ourCalls)
+				}
+			case 3:
+				d := rapid.SampledFrom([]time.Duration{time.Nanosecond, time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, time.Second}).Draw(t, fmt.Sprintf("step%d", i))
+				history = append(history, fmt.Sprintf("Step(%v)", d))
+				upClock.Step(d)
+				ourClock.Step(d)
+			}
+		}
+	})
+}
