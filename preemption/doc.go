@@ -94,8 +94,17 @@
 //     order (node statuses, victim maps), so the last pick criterion picks
 //     an effectively random node. Here potential nodes keep the input order
 //     and the candidates the dry-run order (non-violating first).
-//   - Ties in victim importance: upstream's sort is unstable; here ties keep
-//     the snapshot order of the node's pods.
+//   - Ties in victim importance: upstream sorts the potential victims, and
+//     again the victims, with sort.Slice, which leaves the order of equally
+//     important pods to Go's sort algorithm: an insertion sort (stable) up
+//     to 12 elements, a pattern-defeating quicksort (not stable) beyond.
+//     Here both sorts are stable: potential victims keep the order of the
+//     node's pods in the snapshot (NodeInfo order upstream), and victims
+//     the order they were found in, PDB-violating ones first, then the
+//     others. Up to 12 potential victims this is exactly upstream's order
+//     (with [Options.MoreImportant] too, whatever the comparator); beyond,
+//     it is one of the orders a sort may produce, and since the reprieve is
+//     greedy, which of two tied pods is reprieved may differ from upstream.
 //   - Missing start times: upstream reads the clock at each use; here a
 //     single [Options.Now] (or one clock reading per call) is used.
 //   - Insufficient scalar resources are reported sorted by name (upstream:

@@ -46,8 +46,9 @@ type Options struct {
 
 	// MoreImportant reports whether victim a is more important than b, so
 	// that a is reprieved first. Nil means higher priority first, then the
-	// earlier start time (MoreImportantVictim for single pods). Ties keep
-	// the snapshot order.
+	// earlier start time (MoreImportantVictim for single pods). The sorts
+	// are stable: ties keep the snapshot order, and among the victims the
+	// PDB-violating ones first (see [SelectVictims]).
 	MoreImportant func(a, b *v1.Pod) bool
 
 	// Filters run after the resource check on every fit check, in order;

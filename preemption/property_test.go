@@ -80,13 +80,14 @@ func genNode(t *rapid.T, name string) preemption.NodeSnapshot {
 }
 
 func genPDBs(t *rapid.T, pods []*v1.Pod) []*policyv1.PodDisruptionBudget {
-	out := make([]*policyv1.PodDisruptionBudget, rapid.IntRange(0, 3).Draw(t, "pdbs"))
-	if len(out) > 0 && rapid.Bool().Draw(t, "pdb-everywhere") {
+	n := rapid.IntRange(0, 3).Draw(t, "pdbs")
+	out := make([]*policyv1.PodDisruptionBudget, n)
+	if n > 0 && rapid.Bool().Draw(t, "pdb-everywhere") {
 		// A budget in every namespace the pods use, so that it applies.
 		out = append(out, mkPDB("other", 0, pdbNS("other"),
 			selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}})))
 	}
-	for i := range out {
+	for i := range n {
 		app := rapid.SampledFrom([]string{"a", "b"}).Draw(t, "pdb-app")
 		out[i] = mkPDB(fmt.Sprintf("pdb%d", i), int32(rapid.IntRange(0, 2).Draw(t, "pdb-allowed")),
 			selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}))
@@ -113,7 +114,9 @@ func without(t *rapid.T, node preemption.NodeSnapshot, gone []*v1.Pod, back *v1.
 }
 
 // TestPropertySelectVictims checks the laws of a victim search: victims are
-// pods of the node with a lower priority, in importance order; without them
+// pods of the node with a lower priority, in importance order (without
+// budgets, equally important ones in node order: the sorts are stable, as
+// upstream's insertion sort is up to 12 pods); without them
 // the preemptor fits; putting any single one back breaks the fit (the
 // reprieve is maximal); a reported violation count never exceeds the
 // victims.
@@ -140,6 +143,10 @@ func TestPropertySelectVictims(t *testing.T) {
 			}
 			if i > 0 && moreImportant(v, got.Pods[i-1]) {
 				t.Fatalf("victims out of importance order: %v", names(got.Pods))
+			}
+			if i > 0 && len(pdbs) == 0 && !moreImportant(got.Pods[i-1], v) &&
+				slices.Index(node.Pods(), v) < slices.Index(node.Pods(), got.Pods[i-1]) {
+				t.Fatalf("tied victims out of node order: %v", names(got.Pods))
 			}
 		}
 		if got.NumPDBViolations < 0 || got.NumPDBViolations > len(got.Pods) {

@@ -39,6 +39,14 @@ type Victims struct {
 // anything (upstream returns Success there too; [Evaluate] turns it into a
 // node error).
 //
+// Victims come most important first. Both sorts are stable, so equally
+// important pods are tried in the order of the node's pods in the snapshot,
+// and equally important victims keep the order they were found in: those
+// that violate a PodDisruptionBudget first, then the others. With at most 12
+// potential victims this is exactly upstream's order (its sort.Slice is an
+// insertion sort there); with more, upstream's order among ties is not
+// specified and ours is one it allows.
+//
 // Use [SelectVictimsWithStatus] to learn why a node was rejected.
 func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, bool) {
 	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, opts)
@@ -67,7 +75,7 @@ type victimKey struct {
 	nsec  int32 // and nanoseconds
 	idx   int32 // into node.pods; the final tie-break
 	prio  int32
-	count int32 // violating pods (PDB classification)
+	count int32 // violating pods: 1 once classified as violating a PDB, else 0
 }
 
 func newVictimKey(idx int, p *podEntry, now time.Time) victimKey {
@@ -131,6 +139,8 @@ func (e *nodeEval) selectVictims(node *NodeSnapshot) (Victims, Status) {
 			victims = append(victims, k)
 		}
 	}
+	// Like upstream, re-sort only when both groups were tried; otherwise
+	// the victims are already in order.
 	if len(viol) > 0 && len(nonViol) > 0 {
 		e.sortKeys(victims)
 	}
@@ -156,13 +166,18 @@ func (e *nodeEval) reprieve(i int32) bool {
 	return false
 }
 
-// sortKeys orders keys most important first. Ties are broken by snapshot
-// order, so the order is total and the same on every run (upstream's sort is
-// unstable there).
+// sortKeys orders keys most important first, as a stable sort of keys in
+// their current order would. It is called on the potential victims, in
+// snapshot order with count 0, and on the victims, appended violating first
+// (count 1), each group in the order of the first sort. Upstream's sort.Slice
+// is an insertion sort up to 12 elements, hence stable: its order there.
 func (e *nodeEval) sortKeys(keys []victimKey) {
 	if more := e.c.opts.MoreImportant; more != nil {
+		// A stable sort: up to 12 keys it is the same insertion sort as
+		// upstream's, so even a comparator that is not a strict weak
+		// order gives upstream's result.
 		pods := e.node.pods
-		slices.SortFunc(keys, func(a, b victimKey) int {
+		slices.SortStableFunc(keys, func(a, b victimKey) int {
 			pa, pb := pods[a.idx].pod, pods[b.idx].pod
 			switch {
 			case more(pa, pb):
@@ -170,16 +185,17 @@ func (e *nodeEval) sortKeys(keys []victimKey) {
 			case more(pb, pa):
 				return 1
 			}
-			return cmp.Compare(a.idx, b.idx)
+			return 0
 		})
 		return
 	}
 	slices.SortFunc(keys, compareImportance)
 }
 
-// compareImportance is MoreImportantVictim for single pods as a strict total
-// order: higher priority first, then the earlier start time, then snapshot
-// order.
+// compareImportance is MoreImportantVictim for single pods (higher priority
+// first, then the earlier start time) made a strict total order whose ties
+// fall as a stable sort's would in sortKeys' two calls: violating pods
+// first, then snapshot order. Being total, it needs no stable algorithm.
 func compareImportance(a, b victimKey) int {
 	if a.prio != b.prio {
 		return cmp.Compare(b.prio, a.prio)
@@ -189,6 +205,9 @@ func compareImportance(a, b victimKey) int {
 	}
 	if a.nsec != b.nsec {
 		return cmp.Compare(a.nsec, b.nsec)
+	}
+	if a.count != b.count {
+		return cmp.Compare(b.count, a.count)
 	}
 	return cmp.Compare(a.idx, b.idx)
 }

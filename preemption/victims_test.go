@@ -330,6 +330,47 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"second"}, wantStatus: ok,
 		},
 		{
+			// Upstream appends the victims in reprieve order, PDB-violating
+			// ones first, and re-sorts them with sort.Slice, an insertion
+			// sort (stable) up to 12 elements: p4 and p2 tie on priority
+			// and start time, so upstream returns [p4 p2 p1 p0 p3] (found
+			// by the conformance test TestVictimTieOrder). Breaking the tie
+			// by node order would give [p2 p4 …].
+			name: "tied victims keep upstream's append order: the PDB-violating one first",
+			node: stdNode("n1"),
+			pods: []*v1.Pod{
+				mkPod("p0", prio(mid), sizeS, started(ts(2))),
+				mkPod("p1", prio(mid), sizeS, started(ts(1))),
+				mkPod("p2", prio(high), sizeS, started(ts(1))),
+				mkPod("p3", prio(low), sizeS, started(ts(1))),
+				mkPod("p4", prio(high), sizeS, started(ts(1)), labeled("app", "foo")),
+			},
+			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
+			preemptor: mkPod("p", prio(vhigh), sizeXL),
+			want:      []string{"p4", "p2", "p1", "p0", "p3"}, wantViolations: 1, wantStatus: ok,
+		},
+		{
+			// The same with a custom importance that reads priorities only:
+			// its sorts are stable too, so p2 precedes p4 and p0 precedes
+			// p1 among the potential victims (node order), and p4, found
+			// first as the violating victim, leads among the victims.
+			name: "tied victims under MoreImportant: the PDB-violating one first, then node order",
+			node: stdNode("n1"),
+			pods: []*v1.Pod{
+				mkPod("p0", prio(mid), sizeS, started(ts(2))),
+				mkPod("p1", prio(mid), sizeS, started(ts(1))),
+				mkPod("p2", prio(high), sizeS, started(ts(1))),
+				mkPod("p3", prio(low), sizeS, started(ts(1))),
+				mkPod("p4", prio(high), sizeS, started(ts(1)), labeled("app", "foo")),
+			},
+			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
+			preemptor: mkPod("p", prio(vhigh), sizeXL),
+			opts: func(o *preemption.Options) {
+				o.MoreImportant = func(a, b *v1.Pod) bool { return *a.Spec.Priority > *b.Spec.Priority }
+			},
+			want: []string{"p4", "p2", "p0", "p1", "p3"}, wantViolations: 1, wantStatus: ok,
+		},
+		{
 			name:      "IsEligibleVictim can protect a pod",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("keep", prio(low), sizeM, labeled("protected", "yes")), mkPod("take", prio(mid), sizeM)},

@@ -66,8 +66,9 @@ func run(out io.Writer) error {
 		// pods are potential victims web-1 takes the one disruption and
 		// web-2 counts as violating; the search then reprieves web-2 first
 		// and evicts web-1, with no violation (checkout-1 on node-2). The
-		// two tie on priority and start time: the package keeps snapshot
-		// order, where upstream's unstable sort may swap them.
+		// two tie on priority and start time, so the victims are listed in
+		// the order the search found them, violating first: web-2, web-1
+		// (upstream's sort is stable for so few pods and agrees).
 		pdbs: []*policyv1.PodDisruptionBudget{pdb("queue", 1), pdb("web", 1)},
 	}
 	fmt.Fprintln(w, "cluster (cpu requested / allocatable; pods as name(priority)):")
