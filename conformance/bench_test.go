@@ -155,6 +155,9 @@ func BenchmarkThresholdCycle(b *testing.B) {
 		Soft:            map[string]string{"memory.available": "1Gi", "nodefs.available": "15%"},
 		SoftGracePeriod: map[string]string{"memory.available": "1m", "nodefs.available": "2m"},
 		MinimumReclaim:  map[string]string{"memory.available": "100Mi"},
+		// upstream's ParseThresholdConfig below gets no allocatable
+		// enforcement either (nil there; nil here means the kubelet default).
+		EnforceNodeAllocatable: []string{},
 	}
 	gi := int64(1 << 30)
 	raw := map[string]benchObservation{

@@ -28,16 +28,33 @@ func upstreamParse(c gen.ThresholdConfig) ([]evictionapi.Threshold, error) {
 	return eviction.ParseThresholdConfig(c.EnforceNodeAllocatable, c.Hard, c.Soft, c.SoftGracePeriod, c.MinimumReclaim)
 }
 
-// ourParse runs ParseConfig on c. Hard is always non-nil here: upstream's
-// ParseThresholdConfig sees the maps after the kubelet's defaulting, and a
-// nil Hard means "defaults" to ParseConfig only.
-func ourParse(c gen.ThresholdConfig) ([]thresholds.Threshold, error) {
+// ourConfig is the Config that means to ParseConfig what c means to
+// upstream's ParseThresholdConfig, which sees the kubelet's configuration
+// after defaulting. There a nil map or list is just empty; to ParseConfig a
+// nil Hard means "the default hard thresholds" and a nil
+// EnforceNodeAllocatable means "the default enforcement, pods". So Hard is
+// always non-nil here, and a nil enforcement list becomes an empty one;
+// an enforcement list of exactly ["pods"] is sometimes left nil, so that
+// the default is compared with upstream's explicit ["pods"].
+func ourConfig(t *rapid.T, c gen.ThresholdConfig) thresholds.Config {
 	hard := c.Hard
 	if hard == nil {
 		hard = map[string]string{}
 	}
-	return thresholds.ParseConfig(thresholds.Config{Hard: hard, Soft: c.Soft, SoftGracePeriod: c.SoftGracePeriod,
-		MinimumReclaim: c.MinimumReclaim, EnforceNodeAllocatable: c.EnforceNodeAllocatable})
+	enforce := c.EnforceNodeAllocatable
+	switch {
+	case enforce == nil:
+		enforce = []string{}
+	case slices.Equal(enforce, []string{thresholds.NodeAllocatablePods}) && rapid.Bool().Draw(t, "enforcement by default"):
+		enforce = nil
+	}
+	return thresholds.Config{Hard: hard, Soft: c.Soft, SoftGracePeriod: c.SoftGracePeriod,
+		MinimumReclaim: c.MinimumReclaim, EnforceNodeAllocatable: enforce}
+}
+
+// ourParse runs ParseConfig on the equivalent of c ([ourConfig]).
+func ourParse(t *rapid.T, c gen.ThresholdConfig) ([]thresholds.Threshold, error) {
+	return thresholds.ParseConfig(ourConfig(t, c))
 }
 
 func valueKey(q *resource.Quantity, pct float32) string {
@@ -116,20 +133,34 @@ func upValue(v thresholds.Value) evictionapi.ThresholdValue {
 	return u
 }
 
-// observations converts generated observations for both sides.
+// observations converts generated observations for both sides. The
+// generator leaves amounts out (nil); each gap is given to the library as
+// is and to upstream as its equivalent:
+//   - a nil Available is an absent observation to the library; upstream's
+//     makeSignalObservations would leave the signal out, so upstream gets
+//     no entry for it (the library still gets its capacity and time, which
+//     must play no part);
+//   - a nil Capacity (with an Available) counts as zero to the library, so
+//     upstream gets a zero capacity.
 func observations(m map[string]gen.Observation) (thresholds.Observations, eviction.SignalObservations) {
 	ours, up := thresholds.Observations{}, eviction.SignalObservations{}
 	for s, o := range m {
-		if o.Available == nil || o.Capacity == nil {
-			// makeSignalObservations observes a signal only when both
-			// amounts are known; the generator's gaps mean "no
-			// observation" on both sides.
+		ob := thresholds.Observation{Time: o.Time}
+		if o.Capacity != nil {
+			ob.Capacity = resource.NewQuantity(*o.Capacity, resource.BinarySI)
+		}
+		if o.Available != nil {
+			ob.Available = resource.NewQuantity(*o.Available, resource.BinarySI)
+		}
+		ours[thresholds.Signal(s)] = ob
+		if ob.Available == nil {
 			continue
 		}
-		avail := resource.NewQuantity(*o.Available, resource.BinarySI)
-		capacity := resource.NewQuantity(*o.Capacity, resource.BinarySI)
-		ours[thresholds.Signal(s)] = thresholds.Observation{Available: avail, Capacity: capacity, Time: o.Time}
-		up[evictionapi.Signal(s)] = eviction.NewSignalObservation(copyQ(avail), copyQ(capacity), o.Time)
+		capacity := resource.NewQuantity(0, resource.BinarySI)
+		if ob.Capacity != nil {
+			capacity = copyQ(ob.Capacity)
+		}
+		up[evictionapi.Signal(s)] = eviction.NewSignalObservation(copyQ(ob.Available), capacity, o.Time)
 	}
 	return ours, up
 }
@@ -144,10 +175,11 @@ func TestParseConfig(t *testing.T) {
 		t.Run(fmt.Sprintf("valid=%v", valid), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				c := gen.ThresholdConfigOf(valid).Draw(t, "config")
+				cfg := ourConfig(t, c)
 				want, wantErr := upstreamParse(c)
-				got, gotErr := ourParse(c)
+				got, gotErr := thresholds.ParseConfig(cfg)
 				if (gotErr == nil) != (wantErr == nil) {
-					t.Fatalf("ParseConfig(%s): upstream error %v, evictkit error %v", show(c), wantErr, gotErr)
+					t.Fatalf("ParseThresholdConfig(%s): upstream error %v; ParseConfig(%s): evictkit error %v", show(c), wantErr, show(cfg), gotErr)
 				}
 				if wantErr != nil {
 					return
@@ -155,7 +187,7 @@ func TestParseConfig(t *testing.T) {
 				// Upstream walks each flag map in Go map order, so the order
 				// of thresholds within each group is random; compare sets.
 				if w, g := upKeys(want, true), ourKeys(got, true); !slices.Equal(g, w) {
-					t.Fatalf("ParseConfig(%s):\nupstream %q\nevictkit %q", show(c), w, g)
+					t.Fatalf("ParseThresholdConfig(%s), ParseConfig(%s):\nupstream %q\nevictkit %q", show(c), show(cfg), w, g)
 				}
 			})
 		})
@@ -192,7 +224,7 @@ func configured(t *rapid.T) ([]evictionapi.Threshold, []thresholds.Threshold) {
 	if err != nil {
 		t.Skip("configuration does not parse")
 	}
-	ours, err := ourParse(c)
+	ours, err := ourParse(t, c)
 	if err != nil {
 		t.Fatalf("ParseConfig(%s): %v; upstream parses it", show(c), err)
 	}

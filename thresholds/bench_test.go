@@ -48,9 +48,10 @@ func benchEvaluator(b *testing.B, pressured int) (*Evaluator, func(time.Time) Ob
 			"memory.available": "1Gi", "nodefs.available": "10%", "nodefs.inodesFree": "5%",
 			"imagefs.available": "15%", "imagefs.inodesFree": "5%", "pid.available": "1000",
 		},
-		Soft:            map[string]string{"memory.available": "2Gi", "allocatableMemory.available": "500Mi"},
-		SoftGracePeriod: map[string]string{"memory.available": "1m", "allocatableMemory.available": "30s"},
-		MinimumReclaim:  map[string]string{"memory.available": "100Mi", "nodefs.available": "1Gi"},
+		Soft:                   map[string]string{"memory.available": "2Gi", "allocatableMemory.available": "500Mi"},
+		SoftGracePeriod:        map[string]string{"memory.available": "1m", "allocatableMemory.available": "30s"},
+		MinimumReclaim:         map[string]string{"memory.available": "100Mi", "nodefs.available": "1Gi"},
+		EnforceNodeAllocatable: []string{},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -20,7 +20,14 @@
 //
 // [ParseConfig] turns a [Config] (the four flag maps, node-allocatable
 // enforcement, mergeDefaultEvictionSettings and the [OS] whose defaults
-// apply) into []Threshold. [Flags.Apply], [ParseThresholdFlag] and
+// apply) into []Threshold. In a Config, nil means "not configured, use the
+// kubelet's default" and an empty non-nil map or list means "none": a nil
+// Hard selects [Defaults], and a nil EnforceNodeAllocatable is the
+// kubelet's default ["pods"] (SetDefaults_KubeletConfiguration), which
+// copies each hard memory.available threshold to
+// allocatableMemory.available. The zero Config is therefore a kubelet with
+// default settings: six hard thresholds on Linux, the five defaults plus
+// allocatableMemory.available<100Mi. [Flags.Apply], [ParseThresholdFlag] and
 // [ParseMapFlag] read the command-line syntax; [Threshold.String] and
 // [Value.String] write it back. [WithContainerFs] derives the containerfs
 // thresholds once the [Layout] is known.
@@ -40,6 +47,11 @@
 //
 // # Guarantees
 //
+//   - An [Observation] with a nil Available is absent, exactly like a signal
+//     with no entry, in every function that reads [Observations]: in the
+//     current cycle ([Met], [UpdatedStats], [Evaluator.Observe],
+//     [Evaluator.ReclaimSatisfied]) and as a previous observation
+//     ([UpdatedStats], the Evaluator's memory of the last cycle).
 //   - Percentages resolve exactly as upstream: float32 percentage widened to
 //     float64, multiplied by the capacity and truncated, so 10% of 1000Mi is
 //     104857601 bytes.
@@ -110,6 +122,11 @@
 //     thresholds during its first cycle but, through a shadowed variable,
 //     evaluates that cycle without them. An [Evaluator] uses the thresholds
 //     it is given from the first cycle on.
-//   - Observations whose Available is nil count as absent instead of
-//     dereferencing nil.
+//   - Nil amounts. The kubelet's makeSignalObservations never records an
+//     observation without an available amount; it leaves the signal out.
+//     An [Observation] with a nil Available, which upstream would
+//     dereference, is treated as that missing entry everywhere, so a
+//     threshold whose previous observation had no available amount is
+//     kept by [UpdatedStats] as upstream's thresholdsUpdatedStats keeps one
+//     with no previous observation.
 package thresholds

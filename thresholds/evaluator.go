@@ -147,7 +147,8 @@ func (e *Evaluator) ObserveNow(obs Observations) Result {
 //  6. the threshold and resource to reclaim ([StarvedResources]).
 //
 // With no configured thresholds it does nothing and returns an empty Result.
-// obs is not modified; the evaluator keeps a shallow copy of it.
+// Observations with a nil Available count as absent. obs is not modified;
+// the evaluator keeps a shallow copy of its present observations.
 func (e *Evaluator) Observe(now time.Time, obs Observations) Result {
 	r := Result{MaxPodGracePeriodSeconds: e.maxGrace}
 	if len(e.thresholds) == 0 {
@@ -167,7 +168,7 @@ func (e *Evaluator) Observe(now time.Time, obs Observations) Result {
 	e.condLast = condLast
 	e.prevMet = eligible
 	fresh := UpdatedStats(eligible, obs, e.lastObs)
-	e.lastObs = maps.Clone(obs)
+	e.lastObs = obs.present()
 
 	r.Met, r.Eligible, r.Fresh = met, slices.Clone(eligible), fresh
 	r.Conditions = slices.Clone(conditions)
@@ -213,7 +214,8 @@ type State struct {
 	ConditionLastObserved ConditionTimes
 	// Conditions are the reported node conditions.
 	Conditions []v1.NodeConditionType
-	// LastObservations are the observations of the last cycle.
+	// LastObservations are the present observations of the last cycle
+	// (those with a non-nil Available).
 	LastObservations Observations
 }
 

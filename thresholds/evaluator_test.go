@@ -122,6 +122,43 @@ func TestEvaluatorStaleStats(t *testing.T) {
 	assert.True(t, e.Observe(t0.Add(30*time.Second), zero).Reclaim)
 }
 
+func TestEvaluatorNilAvailable(t *testing.T) {
+	// case28 through the Evaluator: an observation with a nil Available is
+	// absent in the cycle it is given and as the previous observation of
+	// the next cycle. The kubelet's makeSignalObservations leaves such a
+	// signal out, so its lastObservations has no entry for it and
+	// thresholdsUpdatedStats keeps the threshold in the next cycle, whatever
+	// the time of the statistics.
+	ts := []Threshold{{Signal: MemoryAvailable, Value: qv("1Gi")}}
+	e, err := NewEvaluator(ts, Options{})
+	require.NoError(t, err)
+
+	r := e.Observe(t0, Observations{MemoryAvailable: obs("500Mi", "8Gi", t0)})
+	require.True(t, r.Reclaim, "hard threshold met on fresh statistics")
+
+	hole := Observations{MemoryAvailable: noAvailable("8Gi", t0.Add(time.Hour))}
+	r = e.Observe(t0.Add(10*time.Second), hole)
+	assert.False(t, r.Reclaim, "nothing is observed, nothing is met")
+	assert.Empty(t, r.Met)
+	assert.Empty(t, r.Eligible)
+	assert.Equal(t, []v1.NodeConditionType{v1.NodeMemoryPressure}, r.Conditions, "the condition stays for the transition period")
+	assert.Empty(t, e.State().LastObservations, "absent observations are not remembered")
+	assert.True(t, e.ReclaimSatisfied(hole), "no threshold is met on absent observations")
+
+	// The statistics are older than the hole's time, but the hole was no
+	// observation: upstream evicts again, and so does the Evaluator.
+	r = e.Observe(t0.Add(20*time.Second), Observations{MemoryAvailable: obs("500Mi", "8Gi", t0.Add(time.Second))})
+	require.True(t, r.Reclaim, "no previous observation: the statistics are fresh")
+	assertThresholds(t, ts, r.Fresh)
+
+	// A second hole, then the very statistics of the last eviction again:
+	// still fresh, because the previous cycle observed nothing.
+	same := Observations{MemoryAvailable: obs("500Mi", "8Gi", t0.Add(time.Second))}
+	e.Observe(t0.Add(30*time.Second), Observations{MemoryAvailable: noAvailable("", time.Time{})})
+	assert.True(t, e.Observe(t0.Add(40*time.Second), same).Reclaim)
+	assert.False(t, e.Observe(t0.Add(50*time.Second), same).Reclaim, "same statistics twice in a row: stale")
+}
+
 func TestEvaluatorTransitionPeriodOptions(t *testing.T) {
 	ts := []Threshold{{Signal: PIDAvailable, Value: qv("100")}}
 	o := Observations{PIDAvailable: obs("10", "1000", t0)}

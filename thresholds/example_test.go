@@ -35,22 +35,31 @@ func ExampleParseConfig() {
 }
 
 func ExampleParseConfig_defaults() {
-	// No hard map: the OS defaults. With MergeDefaults, a user map only
-	// overrides the signals it names, and "0%" turns one default off.
+	// The zero Config is a kubelet with default settings: the OS's default
+	// hard thresholds (no hard map) and node allocatable enforced for pods
+	// (no EnforceNodeAllocatable), which copies memory.available to
+	// allocatableMemory.available. An empty, non-nil list enforces nothing.
+	// With MergeDefaults, a user map only overrides the signals it names,
+	// and "0%" turns one default off.
+	none := []string{}
 	for _, c := range []thresholds.Config{
 		{},
 		{OS: thresholds.Windows},
+		{EnforceNodeAllocatable: none},
 		{Hard: map[string]string{"memory.available": "1Gi"}},
-		{Hard: map[string]string{"memory.available": "1Gi", "imagefs.inodesFree": "0%"}, MergeDefaults: true},
+		{Hard: map[string]string{"memory.available": "1Gi"}, EnforceNodeAllocatable: none},
+		{Hard: map[string]string{"memory.available": "1Gi", "imagefs.inodesFree": "0%"}, MergeDefaults: true, EnforceNodeAllocatable: none},
 	} {
 		ts, _ := thresholds.ParseConfig(c)
-		fmt.Println(ts)
+		fmt.Println(len(ts), ts)
 	}
 	// Output:
-	// [imagefs.available<15% imagefs.inodesFree<5% memory.available<100Mi nodefs.available<10% nodefs.inodesFree<5%]
-	// [imagefs.available<15% memory.available<500Mi nodefs.available<10%]
-	// [memory.available<1Gi]
-	// [imagefs.available<15% memory.available<1Gi nodefs.available<10% nodefs.inodesFree<5%]
+	// 6 [imagefs.available<15% imagefs.inodesFree<5% memory.available<100Mi nodefs.available<10% nodefs.inodesFree<5% allocatableMemory.available<100Mi]
+	// 4 [imagefs.available<15% memory.available<500Mi nodefs.available<10% allocatableMemory.available<500Mi]
+	// 5 [imagefs.available<15% imagefs.inodesFree<5% memory.available<100Mi nodefs.available<10% nodefs.inodesFree<5%]
+	// 2 [memory.available<1Gi allocatableMemory.available<1Gi]
+	// 1 [memory.available<1Gi]
+	// 4 [imagefs.available<15% memory.available<1Gi nodefs.available<10% nodefs.inodesFree<5%]
 }
 
 func ExampleParseConfig_errors() {

@@ -76,4 +76,15 @@ func obs(available, capacity string, at time.Time) Observation {
 	return o
 }
 
+// noAvailable builds an observation without an available amount, which
+// counts as absent, with a capacity (unless "") and a time that must play no
+// part.
+func noAvailable(capacity string, at time.Time) Observation {
+	o := Observation{Time: at}
+	if capacity != "" {
+		o.Capacity = q(capacity)
+	}
+	return o
+}
+
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -2,6 +2,7 @@ package thresholds
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,10 +97,19 @@ func FuzzParseConfig(f *testing.F) {
 			return
 		}
 		c.MergeDefaults = merge
+		c.EnforceNodeAllocatable = []string{}
 		if pods {
 			c.EnforceNodeAllocatable = []string{NodeAllocatablePods}
 		}
 		ts, err := ParseConfig(c)
+		// A nil enforcement list is the kubelet's default, ["pods"].
+		byDefault := c
+		byDefault.EnforceNodeAllocatable = nil
+		if pods {
+			if again, againErr := ParseConfig(byDefault); (againErr == nil) != (err == nil) || !slices.EqualFunc(again, ts, Threshold.Equal) {
+				t.Fatalf("nil EnforceNodeAllocatable parses to %v (%v), [pods] to %v (%v)", describeAll(again), againErr, describeAll(ts), err)
+			}
+		}
 		if err != nil {
 			if ts != nil || countSentinels(err) != 1 || !strings.HasPrefix(err.Error(), "thresholds: ") {
 				t.Fatalf("ParseConfig error %q: want nil result and exactly one sentinel", err)
@@ -110,7 +120,7 @@ func FuzzParseConfig(f *testing.F) {
 		for _, th := range ts {
 			text := th.String()
 			v := text[len(th.Signal)+1:]
-			again, err := ParseConfig(Config{Hard: map[string]string{string(th.Signal): v}})
+			again, err := ParseConfig(Config{Hard: map[string]string{string(th.Signal): v}, EnforceNodeAllocatable: []string{}})
 			if err != nil || len(again) != 1 || !again[0].Value.Equal(th.Value) {
 				t.Fatalf("%q does not round-trip: %v %v", text, describeAll(again), err)
 			}

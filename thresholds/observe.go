@@ -9,8 +9,12 @@ import (
 // Observation is one measurement of a signal: how much is available, out of
 // what capacity, at what time. Capacity is what percentages resolve against;
 // for memory it is available + working set, not the machine's memory. Time
-// is the time of the statistics it was derived from and may be zero. An
-// Observation with a nil Available counts as absent.
+// is the time of the statistics it was derived from and may be zero.
+//
+// An Observation with a nil Available counts as absent everywhere: every
+// function that reads [Observations], for the current cycle or a previous
+// one, treats it exactly like a signal with no entry, which is what the
+// kubelet sees when its statistics lack a figure.
 type Observation struct {
 	// Available is the amount left; it may be negative for pid.available.
 	Available *resource.Quantity
@@ -22,13 +26,26 @@ type Observation struct {
 }
 
 // Observations holds at most one observation per signal. A signal without
-// an observation never meets a threshold.
+// an observation, or whose observation has a nil Available, is absent: it
+// never meets a threshold and never counts as a previous observation.
 type Observations map[Signal]Observation
 
-// get returns the observation of sig if it has an available amount.
+// get returns the observation of sig if it is present, that is if it has an
+// available amount. Every read of Observations goes through get.
 func (o Observations) get(sig Signal) (Observation, bool) {
 	ob, ok := o[sig]
 	return ob, ok && ob.Available != nil
+}
+
+// present returns a shallow copy of o without its absent observations.
+func (o Observations) present() Observations {
+	out := make(Observations, len(o))
+	for sig, ob := range o {
+		if ob.Available != nil {
+			out[sig] = ob
+		}
+	}
+	return out
 }
 
 // MemoryStats is the part of the kubelet summary API's MemoryStats that

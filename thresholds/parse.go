@@ -13,18 +13,26 @@ import (
 
 // NodeAllocatablePods is the --enforce-node-allocatable entry that makes
 // [ParseConfig] copy every hard memory.available threshold to
-// allocatableMemory.available.
+// allocatableMemory.available. The kubelet enforces it by default.
 const NodeAllocatablePods = "pods"
 
 // Config is the kubelet's eviction configuration in its raw form: the four
 // flag maps (or KubeletConfiguration fields) keyed by signal name, plus the
-// node-allocatable enforcement list. The zero value parses to the default
-// hard thresholds of Linux.
+// node-allocatable enforcement list. For Hard and EnforceNodeAllocatable,
+// nil means "not configured" and selects the kubelet's default, while an
+// empty non-nil value means "none" (the other maps have no defaults, so nil
+// and empty are the same). So the zero value is a kubelet with default
+// settings: on Linux it parses to the five default hard thresholds of
+// [Defaults] plus allocatableMemory.available<100Mi, the copy of
+// memory.available<100Mi that the default node-allocatable enforcement
+// ("pods") adds.
 //
 // Config models a kubelet started with a configuration file, where the
-// defaults (and mergeDefaultEvictionSettings) are applied while the file is
-// loaded, before command-line flags override it ([Flags.Apply]). A kubelet
-// started with flags only applies no defaults: model it with a non-nil Hard.
+// eviction defaults (and mergeDefaultEvictionSettings) are applied while the
+// file is loaded, before command-line flags override it ([Flags.Apply]). A
+// kubelet started with flags only applies no eviction defaults: model it
+// with a non-nil Hard. Node-allocatable enforcement defaults to ["pods"]
+// either way.
 type Config struct {
 	// Hard is --eviction-hard (evictionHard): signal → "100Mi" or "10%".
 	// nil means "not configured" and selects [Defaults]; an empty non-nil map
@@ -39,9 +47,14 @@ type Config struct {
 	// MinimumReclaim is --eviction-minimum-reclaim: signal → quantity or
 	// percentage. It applies to the hard and soft thresholds of the signal.
 	MinimumReclaim map[string]string
-	// EnforceNodeAllocatable is --enforce-node-allocatable; if it contains
-	// [NodeAllocatablePods], hard memory.available thresholds are copied to
-	// allocatableMemory.available.
+	// EnforceNodeAllocatable is --enforce-node-allocatable
+	// (enforceNodeAllocatable); if it contains [NodeAllocatablePods], hard
+	// memory.available thresholds are copied to allocatableMemory.available.
+	// nil means "not configured" and selects the kubelet's default,
+	// ["pods"]; an empty non-nil slice means no enforcement, as do lists
+	// without "pods" such as ["none"]. Pass an empty slice to model
+	// --experimental-allocatable-ignore-eviction, with which the kubelet
+	// parses its thresholds as if nothing were enforced.
 	EnforceNodeAllocatable []string
 	// MergeDefaults is mergeDefaultEvictionSettings: when Hard is non-nil,
 	// signals missing from it are filled in from [Defaults] instead of
@@ -99,7 +112,8 @@ func (c Config) HardMap() map[string]string {
 // ParseConfig parses c into thresholds exactly as the kubelet's
 // ParseThresholdConfig does after the config file is loaded: hard thresholds,
 // then soft thresholds (each given its grace period), then, if node
-// allocatable is enforced for pods, an allocatableMemory.available copy of
+// allocatable is enforced for pods (the default when
+// c.EnforceNodeAllocatable is nil), an allocatableMemory.available copy of
 // every hard memory.available threshold. Minimum reclaims are attached to
 // every threshold of their signal. Entries within one map are processed in
 // lexicographic key order.
@@ -147,10 +161,17 @@ func ParseConfig(c Config) ([]Threshold, error) {
 			out[i].MinReclaim = &v
 		}
 	}
-	if slices.Contains(c.EnforceNodeAllocatable, NodeAllocatablePods) {
+	if c.enforcesPods() {
 		out = withAllocatable(out)
 	}
 	return out, nil
+}
+
+// enforcesPods reports whether node allocatable is enforced for pods: the
+// kubelet's default (enforceNodeAllocatable defaults to ["pods"]) when
+// c.EnforceNodeAllocatable is nil, the list's choice otherwise.
+func (c Config) enforcesPods() bool {
+	return c.EnforceNodeAllocatable == nil || slices.Contains(c.EnforceNodeAllocatable, NodeAllocatablePods)
 }
 
 // withAllocatable appends an allocatableMemory.available copy of each hard

@@ -2,6 +2,7 @@ package thresholds
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,10 @@ func TestParseConfig(t *testing.T) {
 	alloc := func(v Value, minReclaim *Value) Threshold {
 		return Threshold{Signal: AllocatableMemoryAvailable, Value: v, MinReclaim: minReclaim}
 	}
+	// The spec's cases pass an explicit allocatable list to upstream's
+	// ParseThresholdConfig, empty unless they say "allocatable pods"; a nil
+	// EnforceNodeAllocatable would be the kubelet's default, ["pods"].
+	none := []string{}
 	tests := []struct {
 		name string
 		c    Config
@@ -24,6 +29,12 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{
 			name: "case01 all maps empty",
+			c: Config{Hard: map[string]string{}, Soft: map[string]string{},
+				SoftGracePeriod: map[string]string{}, MinimumReclaim: map[string]string{}, EnforceNodeAllocatable: none},
+			want: nil,
+		},
+		{
+			name: "case01 all maps empty, default enforcement: nothing to copy",
 			c: Config{Hard: map[string]string{}, Soft: map[string]string{},
 				SoftGracePeriod: map[string]string{}, MinimumReclaim: map[string]string{}},
 			want: nil,
@@ -46,10 +57,11 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "case03 percentages with percentage min-reclaim",
 			c: Config{
-				Hard:            map[string]string{"memory.available": "10%"},
-				Soft:            map[string]string{"memory.available": "30%"},
-				SoftGracePeriod: map[string]string{"memory.available": "30s"},
-				MinimumReclaim:  map[string]string{"memory.available": "5%"},
+				Hard:                   map[string]string{"memory.available": "10%"},
+				Soft:                   map[string]string{"memory.available": "30%"},
+				SoftGracePeriod:        map[string]string{"memory.available": "30s"},
+				MinimumReclaim:         map[string]string{"memory.available": "5%"},
+				EnforceNodeAllocatable: none,
 			},
 			want: []Threshold{
 				mem(pv(0.1), 0, mr(pv(0.05))),
@@ -60,7 +72,7 @@ func TestParseConfig(t *testing.T) {
 			name: "case04 fractional percentages as float32",
 			c: Config{Hard: map[string]string{
 				"imagefs.available": "15%", "nodefs.available": "10.5%", "nodefs.inodesFree": "25.5%",
-			}},
+			}, EnforceNodeAllocatable: none},
 			want: []Threshold{
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
 				{Signal: NodeFsAvailable, Value: pv(0.105)},
@@ -85,7 +97,7 @@ func TestParseConfig(t *testing.T) {
 		},
 		{
 			name: "case06 0.0% and 100.0% create thresholds",
-			c:    Config{Hard: map[string]string{"memory.available": "0.0%", "nodefs.available": "100.0%"}},
+			c:    Config{Hard: map[string]string{"memory.available": "0.0%", "nodefs.available": "100.0%"}, EnforceNodeAllocatable: none},
 			want: []Threshold{mem(pv(0), 0, nil), {Signal: NodeFsAvailable, Value: pv(1)}},
 		},
 		{
@@ -101,8 +113,9 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "case13 grace period without soft threshold is ignored",
 			c: Config{
-				Hard:            map[string]string{"memory.available": "150Mi"},
-				SoftGracePeriod: map[string]string{"nodefs.available": "30s"},
+				Hard:                   map[string]string{"memory.available": "150Mi"},
+				SoftGracePeriod:        map[string]string{"nodefs.available": "30s"},
+				EnforceNodeAllocatable: none,
 			},
 			want: []Threshold{mem(qv("150Mi"), 0, nil)},
 		},
@@ -141,8 +154,38 @@ func TestParseConfig(t *testing.T) {
 			want: []Threshold{mem(qv("1Gi"), 0, nil)},
 		},
 		{
+			// kubelet v1beta1 SetDefaults_KubeletConfiguration: a nil
+			// enforceNodeAllocatable becomes ["pods"].
+			name: "nil enforcement is the kubelet default, pods: hard memory copied",
+			c: Config{
+				Hard:            map[string]string{"memory.available": "150Mi", "nodefs.available": "1Gi"},
+				Soft:            map[string]string{"memory.available": "300Mi"},
+				SoftGracePeriod: map[string]string{"memory.available": "30s"},
+				MinimumReclaim:  map[string]string{"memory.available": "50Mi"},
+			},
+			want: []Threshold{
+				mem(qv("150Mi"), 0, mr(qv("50Mi"))),
+				{Signal: NodeFsAvailable, Value: qv("1Gi")},
+				mem(qv("300Mi"), 30*time.Second, mr(qv("50Mi"))),
+				alloc(qv("150Mi"), mr(qv("50Mi"))),
+			},
+		},
+		{
+			// An explicit empty list (enforceNodeAllocatable: [] in the
+			// config file, --enforce-node-allocatable= on the command line,
+			// or --experimental-allocatable-ignore-eviction) means none.
+			name: "empty non-nil enforcement means none: no copy",
+			c:    Config{Hard: map[string]string{"memory.available": "150Mi"}, EnforceNodeAllocatable: []string{}},
+			want: []Threshold{mem(qv("150Mi"), 0, nil)},
+		},
+		{
+			name: "enforcement none: no copy",
+			c:    Config{Hard: map[string]string{"memory.available": "150Mi"}, EnforceNodeAllocatable: []string{"none"}},
+			want: []Threshold{mem(qv("150Mi"), 0, nil)},
+		},
+		{
 			name: "percent signs: all trailing stripped, exponent allowed",
-			c:    Config{Hard: map[string]string{"memory.available": "10%%", "nodefs.available": "1e1%"}},
+			c:    Config{Hard: map[string]string{"memory.available": "10%%", "nodefs.available": "1e1%"}, EnforceNodeAllocatable: none},
 			want: []Threshold{mem(pv(0.1), 0, nil), {Signal: NodeFsAvailable, Value: pv(0.1)}},
 		},
 		{
@@ -176,7 +219,7 @@ func TestParseConfigFloat32Percentages(t *testing.T) {
 
 func TestParseConfigZeroPercentNeverMet(t *testing.T) {
 	// case06: 0.0% resolves to 0, which is not greater than 0 available.
-	ts, err := ParseConfig(Config{Hard: map[string]string{"memory.available": "0.0%"}})
+	ts, err := ParseConfig(Config{Hard: map[string]string{"memory.available": "0.0%"}, EnforceNodeAllocatable: []string{}})
 	require.NoError(t, err)
 	require.Len(t, ts, 1)
 	o := Observations{MemoryAvailable: obs("0", "1000", t0)}
@@ -272,8 +315,9 @@ func TestParseConfigMinReclaimAccepted(t *testing.T) {
 	for _, v := range []string{"0", "150%"} {
 		t.Run(v, func(t *testing.T) {
 			ts, err := ParseConfig(Config{
-				Hard:           map[string]string{"memory.available": "1Gi"},
-				MinimumReclaim: map[string]string{"memory.available": v},
+				Hard:                   map[string]string{"memory.available": "1Gi"},
+				MinimumReclaim:         map[string]string{"memory.available": v},
+				EnforceNodeAllocatable: []string{},
 			})
 			require.NoError(t, err)
 			require.Len(t, ts, 1)
@@ -338,20 +382,32 @@ func TestParseConfigDefaults(t *testing.T) {
 		{Signal: NodeFsAvailable, Value: pv(0.1)},
 		{Signal: NodeFsInodesFree, Value: pv(0.05)},
 	}
+	// A kubelet with default settings also enforces node allocatable for
+	// pods, which copies memory.available<100Mi to
+	// allocatableMemory.available: 6 hard thresholds on Linux.
+	defaultKubelet := append(slices.Clone(linuxDefaults), Threshold{Signal: AllocatableMemoryAvailable, Value: qv("100Mi")})
+	none := []string{} // spec case 15 passes no allocatable enforcement
 	tests := []struct {
 		name string
 		c    Config
 		want []Threshold
 	}{
-		{name: "case15 hard map absent gives the Linux defaults", c: Config{}, want: linuxDefaults},
+		{name: "case15 hard map absent gives the Linux defaults", c: Config{EnforceNodeAllocatable: none}, want: linuxDefaults},
+		{name: "zero Config is a default kubelet: 6 hard thresholds on Linux", c: Config{}, want: defaultKubelet},
+		{name: "zero Config with explicit pods enforcement", c: Config{EnforceNodeAllocatable: []string{NodeAllocatablePods}}, want: defaultKubelet},
 		{
 			name: "case15 user hard map without merge replaces the defaults",
-			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}},
+			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}, EnforceNodeAllocatable: none},
 			want: []Threshold{{Signal: MemoryAvailable, Value: qv("200Mi")}},
 		},
 		{
+			name: "user hard map without merge, default enforcement",
+			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}},
+			want: []Threshold{{Signal: MemoryAvailable, Value: qv("200Mi")}, {Signal: AllocatableMemoryAvailable, Value: qv("200Mi")}},
+		},
+		{
 			name: "case15 user hard map with merge keeps the other defaults",
-			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}, MergeDefaults: true},
+			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}, MergeDefaults: true, EnforceNodeAllocatable: none},
 			want: []Threshold{
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
 				{Signal: ImageFsInodesFree, Value: pv(0.05)},
@@ -367,30 +423,35 @@ func TestParseConfigDefaults(t *testing.T) {
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
 				{Signal: MemoryAvailable, Value: qv("100Mi")},
 				{Signal: NodeFsAvailable, Value: pv(0.1)},
+				{Signal: AllocatableMemoryAvailable, Value: qv("100Mi")},
 			},
 		},
 		{
 			name: "merge into an empty map gives all defaults",
-			c:    Config{Hard: map[string]string{}, MergeDefaults: true},
+			c:    Config{Hard: map[string]string{}, MergeDefaults: true, EnforceNodeAllocatable: none},
 			want: linuxDefaults,
 		},
 		{
 			name: "merge without a hard map is the defaults",
 			c:    Config{MergeDefaults: true},
-			want: linuxDefaults,
+			want: defaultKubelet,
 		},
 		{
+			// The kubelet passes enforceNodeAllocatable to
+			// ParseThresholdConfig on Windows too (its validation only
+			// warns that enforcement is not supported there).
 			name: "Windows defaults",
 			c:    Config{OS: Windows},
 			want: []Threshold{
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
 				{Signal: MemoryAvailable, Value: qv("500Mi")},
 				{Signal: NodeFsAvailable, Value: pv(0.1)},
+				{Signal: AllocatableMemoryAvailable, Value: qv("500Mi")},
 			},
 		},
 		{
 			name: "Windows merge",
-			c:    Config{OS: Windows, Hard: map[string]string{"nodefs.available": "5%"}, MergeDefaults: true},
+			c:    Config{OS: Windows, Hard: map[string]string{"nodefs.available": "5%"}, MergeDefaults: true, EnforceNodeAllocatable: none},
 			want: []Threshold{
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
 				{Signal: MemoryAvailable, Value: qv("500Mi")},

@@ -198,7 +198,9 @@ func compareConditions(a, b v1.NodeConditionType) int {
 // in obs that is newer than the one in last: there is none in last, the new
 // time is zero, or it is strictly after the last one (upstream
 // thresholdsUpdatedStats). Thresholds on unobserved signals are dropped. This
-// keeps the kubelet from evicting twice on the same statistics.
+// keeps the kubelet from evicting twice on the same statistics. In both obs
+// and last an observation with a nil Available counts as absent, so a
+// threshold whose previous observation had no available amount is kept.
 func UpdatedStats(ts []Threshold, obs, last Observations) []Threshold {
 	var out []Threshold
 	for i, t := range ts {
@@ -206,7 +208,7 @@ func UpdatedStats(ts []Threshold, obs, last Observations) []Threshold {
 		if !ok {
 			continue
 		}
-		prev, seen := last[t.Signal]
+		prev, seen := last.get(t.Signal)
 		if !seen || ob.Time.IsZero() || ob.Time.After(prev.Time) {
 			out = appendSized(out, t, len(ts)-i)
 		}

@@ -52,6 +52,20 @@ func TestMet(t *testing.T) {
 		assert.Empty(t, Met([]Threshold{hard1Gi}, Observations{NodeFsAvailable: obs("1", "", t0)}, false))
 		assert.Empty(t, Met([]Threshold{hard1Gi}, Observations{MemoryAvailable: {Capacity: q("1")}}, false), "nil Available counts as absent")
 	})
+	t.Run("nil Available counts as absent", func(t *testing.T) {
+		// A percentage of zero capacity is met by any negative amount, and
+		// a nil Available would read as zero if it were dereferenced as a
+		// zero quantity: neither may happen.
+		ts := []Threshold{hard1Gi, hard1GiMR, mem20, nodefs30, {Signal: PIDAvailable, Value: pv(0.5)}}
+		o := Observations{
+			MemoryAvailable: noAvailable("8Gi", t0),
+			NodeFsAvailable: noAvailable("", time.Time{}),
+			PIDAvailable:    noAvailable("0", t0),
+		}
+		for _, enforce := range []bool{false, true} {
+			assert.Empty(t, Met(ts, o, enforce), "enforceMinReclaim=%v", enforce)
+		}
+	})
 	t.Run("keeps configuration order", func(t *testing.T) {
 		ts := []Threshold{nodefs30, hard1Gi, mem20}
 		o := Observations{MemoryAvailable: obs("1", "1Gi", t0), NodeFsAvailable: obs("1", "1Gi", t0)}
@@ -237,6 +251,7 @@ func TestUpdatedStats(t *testing.T) {
 	// case28.
 	th := []Threshold{{Signal: MemoryAvailable, Value: qv("1Gi")}}
 	at := func(tm time.Time) Observations { return Observations{MemoryAvailable: obs("1", "", tm)} }
+	nilAt := func(tm time.Time) Observations { return Observations{MemoryAvailable: noAvailable("8Gi", tm)} }
 	tests := []struct {
 		name      string
 		obs, last Observations
@@ -248,6 +263,16 @@ func TestUpdatedStats(t *testing.T) {
 		{"same time dropped", at(t0), at(t0), false},
 		{"newer kept", at(t0.Add(time.Second)), at(t0), true},
 		{"signal unobserved dropped", Observations{}, nil, false},
+		// A nil Available counts as absent in both maps. Upstream's
+		// makeSignalObservations never records such an observation, so
+		// thresholdsUpdatedStats finds no previous observation and keeps
+		// the threshold.
+		{"previous nil Available is no previous observation, kept", at(t0), nilAt(t0.Add(time.Hour)), true},
+		{"previous nil Available, same time, kept", at(t0), nilAt(t0), true},
+		{"previous nil Available, zero times, kept", at(time.Time{}), nilAt(time.Time{}), true},
+		{"current nil Available is unobserved, dropped", nilAt(t0.Add(time.Second)), at(t0), false},
+		{"current nil Available, no previous, dropped", nilAt(time.Time{}), nil, false},
+		{"both nil Available dropped", nilAt(t0.Add(time.Second)), nilAt(t0), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

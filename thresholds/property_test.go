@@ -42,14 +42,16 @@ func genValueText() *rapid.Generator[string] {
 
 // genConfig draws a valid configuration: soft thresholds always have a
 // positive grace period so that thresholds can be told apart by the flag
-// they came from.
+// they came from, and node allocatable is not enforced, so that every
+// threshold comes from a map entry.
 func genConfig() *rapid.Generator[Config] {
 	return rapid.Custom(func(t *rapid.T) Config {
 		c := Config{
-			Hard:            map[string]string{},
-			Soft:            map[string]string{},
-			SoftGracePeriod: map[string]string{},
-			MinimumReclaim:  map[string]string{},
+			Hard:                   map[string]string{},
+			Soft:                   map[string]string{},
+			SoftGracePeriod:        map[string]string{},
+			MinimumReclaim:         map[string]string{},
+			EnforceNodeAllocatable: []string{},
 		}
 		for _, s := range Signals() {
 			k := string(s)
@@ -219,7 +221,7 @@ func TestPropertyParseStringRoundTrip(t *testing.T) {
 			Soft:            []string{FormatThresholdFlag(back.Soft)},
 			SoftGracePeriod: []string{FormatMapFlag(back.SoftGracePeriod)},
 			MinimumReclaim:  []string{FormatMapFlag(back.MinimumReclaim)},
-		}.Apply(Config{})
+		}.Apply(Config{EnforceNodeAllocatable: c.EnforceNodeAllocatable})
 		if err != nil {
 			t.Fatalf("formatted flags rejected: %v", err)
 		}
@@ -376,6 +378,74 @@ func TestPropertyEvaluatorMatchesPipeline(t *testing.T) {
 			if ok && r.Soft == want.IsHard() {
 				t.Fatalf("Soft flag wrong")
 			}
+			now = now.Add(time.Duration(rapid.IntRange(0, 90).Draw(t, "step")) * time.Second)
+		}
+	})
+}
+
+// withHoles returns a copy of o in which some signals o does not observe get
+// an observation with a nil Available, an arbitrary capacity (maybe nil) and
+// an arbitrary time.
+func withHoles(t *rapid.T, o Observations, label string) Observations {
+	out := maps.Clone(o)
+	if out == nil {
+		out = Observations{}
+	}
+	for _, s := range []Signal{MemoryAvailable, NodeFsAvailable, PIDAvailable, "unknown"} {
+		if _, ok := o[s]; ok || !rapid.Bool().Draw(t, label+" hole "+string(s)) {
+			continue
+		}
+		h := Observation{Time: t0.Add(time.Duration(rapid.IntRange(-1, 10).Draw(t, label+" hole time")) * time.Minute)}
+		if rapid.Bool().Draw(t, label+" hole capacity?") {
+			h.Capacity = resource.NewQuantity(rapid.Int64Range(0, 4<<30).Draw(t, label+" hole capacity"), resource.BinarySI)
+		}
+		out[s] = h
+	}
+	return out
+}
+
+func TestPropertyNilAvailableIsAbsent(t *testing.T) {
+	// An observation with a nil Available is indistinguishable from no
+	// observation, in the current cycle and as the previous one, for every
+	// function that reads observations and for the Evaluator's decisions.
+	rapid.Check(t, func(t *rapid.T) {
+		ts := rapid.SliceOfN(genThreshold(), 0, 8).Draw(t, "thresholds")
+		cycles := rapid.SliceOfN(genObservations(), 1, 6).Draw(t, "cycles")
+		plain, holey := func() (*Evaluator, *Evaluator) {
+			a, errA := NewEvaluator(ts, Options{})
+			b, errB := NewEvaluator(ts, Options{})
+			if errA != nil || errB != nil {
+				return nil, nil
+			}
+			return a, b
+		}()
+		var last, lastHoley Observations
+		now := t0
+		for i, o := range cycles {
+			h := withHoles(t, o, fmt.Sprint("cycle ", i))
+			for _, enforce := range []bool{false, true} {
+				if want, got := Met(ts, o, enforce), Met(ts, h, enforce); !equalLists(got, want) {
+					t.Fatalf("Met(enforce=%v) with holes = %v, without = %v", enforce, describeAll(got), describeAll(want))
+				}
+			}
+			if want, got := UpdatedStats(ts, o, last), UpdatedStats(ts, h, lastHoley); !equalLists(got, want) {
+				t.Fatalf("UpdatedStats with holes = %v, without = %v", describeAll(got), describeAll(want))
+			}
+			if plain != nil {
+				want, got := plain.Observe(now, o), holey.Observe(now, h)
+				if !equalLists(got.Met, want.Met) || !equalLists(got.Eligible, want.Eligible) ||
+					!equalLists(got.Fresh, want.Fresh) || !slices.Equal(got.Conditions, want.Conditions) ||
+					got.Reclaim != want.Reclaim || !got.Threshold.Equal(want.Threshold) || got.Resource != want.Resource {
+					t.Fatalf("cycle %d: Evaluator with holes decided %+v, without %+v", i, got, want)
+				}
+				if !reflect.DeepEqual(holey.State().LastObservations, plain.State().LastObservations) {
+					t.Fatalf("cycle %d: the Evaluator remembered absent observations", i)
+				}
+				if plain.ReclaimSatisfied(o) != holey.ReclaimSatisfied(h) {
+					t.Fatalf("cycle %d: ReclaimSatisfied differs with holes", i)
+				}
+			}
+			last, lastHoley = o, h
 			now = now.Add(time.Duration(rapid.IntRange(0, 90).Draw(t, "step")) * time.Second)
 		}
 	})

@@ -53,8 +53,10 @@ func run(out io.Writer) error {
 	w := &errWriter{w: out}
 
 	// The kubelet's command line. Flags replace the defaults wholesale, so
-	// the default nodefs and imagefs thresholds are gone; without "pods" in
-	// --enforce-node-allocatable there is no allocatableMemory threshold.
+	// the default nodefs and imagefs thresholds are gone. --enforce-node-allocatable
+	// keeps its default "pods", so the hard memory threshold is copied to
+	// allocatableMemory.available, which watches the pods' cgroup; this
+	// scenario observes only the node's memory, so that copy never fires.
 	flags := thresholds.Flags{
 		Hard:            []string{"memory.available<500Mi"},
 		Soft:            []string{"memory.available<1536Mi"},
@@ -76,7 +78,7 @@ func run(out io.Writer) error {
 	fmt.Fprintf(w, "kubelet --eviction-hard=%s --eviction-soft=%s --eviction-soft-grace-period=%s --eviction-max-pod-grace-period=%d\n",
 		flags.Hard[0], flags.Soft[0], flags.SoftGracePeriod[0], maxPodGrace)
 	for _, t := range ts {
-		fmt.Fprintf(w, "  threshold %-26v grace period %v\n", t, t.GracePeriod)
+		fmt.Fprintf(w, "  threshold %-34v grace period %v\n", t, t.GracePeriod)
 	}
 
 	n := scenarioNode()
