@@ -3,11 +3,13 @@ package conformance_test
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
@@ -203,4 +205,93 @@ func TestRank(t *testing.T) {
 			})
 		}
 	}
+}
+
+// messageThresholds draws the thresholds of an eviction cycle (signals of
+// every resource, an unknown one, absolute and percentage values) and the
+// cycle's observations, each with an available amount and a capacity, as
+// every threshold the kubelet finds met has.
+func messageThresholds(t *rapid.T) ([]evictionapi.Threshold, eviction.SignalObservations) {
+	signals := append(slices.Clone(gen.EvictionSignals), "mem.available")
+	var ts []evictionapi.Threshold
+	for i := range rapid.IntRange(0, 3).Draw(t, "thresholds") {
+		th := evictionapi.Threshold{
+			Signal:   evictionSignal(rapid.SampledFrom(signals).Draw(t, fmt.Sprintf("signal%d", i))),
+			Operator: evictionapi.OpLessThan,
+		}
+		if rapid.Bool().Draw(t, fmt.Sprintf("percentage%d", i)) {
+			th.Value.Percentage = rapid.SampledFrom([]float32{0.05, 0.1, 0.155, 1}).Draw(t, fmt.Sprintf("value%d", i))
+		} else {
+			q := resource.MustParse(rapid.SampledFrom([]string{"0", "1000", "100Mi", "150Mi", "1Gi", "1.5Gi"}).Draw(t, fmt.Sprintf("value%d", i)))
+			th.Value.Quantity = &q
+		}
+		ts = append(ts, th)
+	}
+	obs := eviction.SignalObservations{}
+	for s, o := range gen.Observations(gen.Epoch).Draw(t, "observations") {
+		if o.Available != nil && o.Capacity != nil {
+			obs[evictionSignal(s)] = eviction.NewSignalObservation(resource.NewQuantity(*o.Available, resource.BinarySI),
+				resource.NewQuantity(*o.Capacity, resource.BinarySI), o.Time)
+		}
+	}
+	return ts, obs
+}
+
+// thresholdsMet is what a caller of ranking.EvictionMessage hands it: the
+// cycle's thresholds that have an observation, in order, each resolved
+// against its observation's capacity (with upstream's GetThresholdQuantity:
+// resolving is the caller's part, compared in thresholds_test.go).
+func thresholdsMet(ts []evictionapi.Threshold, obs eviction.SignalObservations) []ranking.ThresholdMet {
+	var met []ranking.ThresholdMet
+	for _, th := range ts {
+		o, ok := obs[th.Signal]
+		if !ok {
+			continue
+		}
+		met = append(met, ranking.ThresholdMet{Signal: string(th.Signal),
+			Quantity: *evictionapi.GetThresholdQuantity(th.Value, o.Capacity()), Available: o.Available().DeepCopy()})
+	}
+	return met
+}
+
+// TestEvictionMessage compares the kubelet's evictionMessage with
+// ranking.EvictionMessage for every resource the kubelet reclaims (memory,
+// ephemeral-storage, inodes, pids), on the pods and usage of
+// rankingProblems, some pods given an ephemeral container with usage (never
+// named in a message) or an init container named like a regular one (the
+// regular one's request counts), and on random thresholds and
+// observations: the message text and the event annotations must be equal.
+// Usage converts to kubelet stats with every field reported, so the
+// documented stats-presence difference does not arise.
+func TestEvictionMessage(t *testing.T) {
+	resources := []v1.ResourceName{v1.ResourceMemory, v1.ResourceEphemeralStorage, ranking.ResourceInodes, ranking.ResourcePIDs}
+	rapid.Check(t, func(t *rapid.T) {
+		p := rankingProblems(3).Draw(t, "problem")
+		for _, pod := range p.pods {
+			u, ok := p.usage[pod.UID]
+			if ok && rapid.IntRange(0, 3).Draw(t, "ephemeral?") == 0 {
+				pod.Spec.EphemeralContainers = append(pod.Spec.EphemeralContainers, v1.EphemeralContainer{
+					EphemeralContainerCommon: v1.EphemeralContainerCommon{Name: "debug"}})
+				u.Containers = append(u.Containers, ranking.ContainerUsage{Name: "debug", MemoryWorkingSet: 600 * gen.Mi,
+					Rootfs: ranking.FSUsage{UsedBytes: 600 * gen.Mi}, Logs: ranking.FSUsage{UsedBytes: gen.Mi}})
+				p.usage[pod.UID] = u
+			}
+			if len(pod.Spec.InitContainers) > 0 && rapid.IntRange(0, 5).Draw(t, "shadowed?") == 0 {
+				pod.Spec.InitContainers[0].Name = pod.Spec.Containers[0].Name
+			}
+		}
+		ts, obs := messageThresholds(t)
+		met := thresholdsMet(ts, obs)
+		stats := p.upstreamStats()
+		for _, pod := range p.pods {
+			for _, res := range resources {
+				wantMsg, wantAnn := eviction.EvictionMessage(res, pod, stats, ts, obs)
+				gotMsg, gotAnn := ranking.EvictionMessage(res, pod, ranking.UsageByUID(p.usage), met)
+				if gotMsg != wantMsg || !maps.Equal(gotAnn, wantAnn) {
+					t.Fatalf("EvictionMessage(%s, %s) with usage %s, thresholds met %s:\nupstream %q %v\nevictkit %q %v",
+						res, show(pod), show(p.usage[pod.UID]), show(met), wantMsg, wantAnn, gotMsg, gotAnn)
+				}
+			}
+		}
+	})
 }

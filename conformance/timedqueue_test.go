@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,13 @@ func (l *runLog) add(key string, fireAt time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.runs = append(l.runs, fmt.Sprintf("%s@%v", key, fireAt.Sub(gen.Epoch)))
+}
+
+// inOrder returns the calls in the order they were made.
+func (l *runLog) inOrder() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.runs)
 }
 
 // sorted returns the calls sorted: upstream starts every due item in its
@@ -152,8 +160,10 @@ func TestTimedQueue(t *testing.T) {
 }
 
 // TestTimedQueueDifferences asserts the library's side of the deliberate
-// differences D1–D3 and D6 on the cases of the spec, each beside what
-// upstream does with the same operations.
+// differences D1–D4 and D6 of the timed queue on the cases of the spec,
+// each beside what upstream does with the same operations
+// (TestRateLimitedQueueDifferences has D4 and D5 of the rate-limited
+// queue).
 func TestTimedQueueDifferences(t *testing.T) {
 	t.Run("D1 absolute fire time", func(t *testing.T) {
 		// Add(k, now-400ms, now-200ms): upstream waits fireAt-createdAt =
@@ -229,6 +239,46 @@ func TestTimedQueueDifferences(t *testing.T) {
 		}
 		close(release)
 	})
+	t.Run("D4 FIFO among equal fire times", func(t *testing.T) {
+		// Five items due at the same time, one worker. Upstream's
+		// TimedWorkerQueue arms one timer per item and starts each due item
+		// in a goroutine of its own, so the order in which work calls start
+		// is whatever the timers and the Go scheduler make it: only the set
+		// is upstream's answer. The library starts them in (FireAt,
+		// insertion) order.
+		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
+		var upRuns, ourRuns runLog
+		upQ := tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
+			upRuns.add(args.KeyFromWorkArgs(), fireAt)
+			return nil
+		}, upClock)
+		ourQ := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+			ourRuns.add(key, fireAt)
+			return nil
+		}, timedqueue.WithClock(ourClock), timedqueue.WithWorkers(1))
+		keys := []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}
+		fireAt := gen.Epoch.Add(time.Second)
+		for _, k := range keys {
+			upQ.AddWork(context.Background(), workArgs(k), gen.Epoch, fireAt)
+			ourQ.Add(k, gen.Epoch, fireAt)
+		}
+		upClock.Step(time.Second)
+		ourClock.Step(time.Second)
+		upQ.WaitRunning()
+		if err := ourQ.Idle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(upRuns.sorted()); got != len(keys) {
+			t.Fatalf("upstream ran %d items, want %d", got, len(keys))
+		}
+		want := make([]string, len(keys))
+		for i, k := range keys {
+			want[i] = fmt.Sprintf("%s@%v", k, time.Second)
+		}
+		if got := ourRuns.inOrder(); !slices.Equal(got, want) {
+			t.Fatalf("evictkit ran %q, want insertion order %q (D4)", got, want)
+		}
+	})
 	t.Run("D6 add after shutdown", func(t *testing.T) {
 		upQ := tainteviction.CreateWorkerQueueWithClock(func(context.Context, time.Time, *tainteviction.WorkArgs) error { return nil },
 			testingclock.NewFakeClock(gen.Epoch))
@@ -248,13 +298,93 @@ func TestTimedQueueDifferences(t *testing.T) {
 	})
 }
 
+// TestRateLimitedQueueDifferences asserts the library's side of the
+// deliberate differences D4 and D5 of the rate-limited queue (spec cases 33
+// and 32) beside upstream's RateLimitedTimedQueue doing the same.
+func TestRateLimitedQueueDifferences(t *testing.T) {
+	t.Run("D4 FIFO among equal process times", func(t *testing.T) {
+		// a, b, c, d, e added at the same clock reading, so with the same
+		// ProcessAt, under limiters that accept every draw. Upstream's
+		// UniqueQueue is a container/heap ordered by ProcessAt alone, whose
+		// pops leave equal values in heap order: a e d c b. The library
+		// keeps insertion order among equal times: a b c d e.
+		upClock := testingclock.NewFakeClock(gen.Epoch)
+		restore := nodescheduler.SetNow(upClock.Now)
+		defer restore()
+		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
+		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.WithClock(testingclock.NewFakeClock(gen.Epoch)))
+		values := []string{"a", "b", "c", "d", "e"}
+		for _, v := range values {
+			upQ.Add(v, nil)
+			ourQ.Add(v, nil)
+		}
+		var up, ours []string
+		upQ.Try(logger, func(tv nodescheduler.TimedValue) (bool, time.Duration) {
+			up = append(up, tv.Value)
+			return true, 0
+		})
+		ourQ.Try(func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
+			ours = append(ours, tv.Value)
+			return true, 0
+		})
+		if want := []string{"a", "e", "d", "c", "b"}; !slices.Equal(up, want) {
+			t.Fatalf("upstream processed %q, expected its heap order %q", up, want)
+		}
+		if !slices.Equal(ours, values) {
+			t.Fatalf("evictkit processed %q, want insertion order %q (D4)", ours, values)
+		}
+	})
+	t.Run("D5 resume from a stopped limiter at qps 1", func(t *testing.T) {
+		// SwapLimiter(0) then SwapLimiter(1) on a queue at qps 1. Upstream
+		// installs client-go's "never" limiter for 0, which reports QPS 1,
+		// so the swap to 1 finds the rate unchanged and does nothing: the
+		// queue stays stopped for good. The library remembers the configured
+		// rate (0 once stopped) and resumes at 1, with an empty bucket (the
+		// stopped limiter had no token to hand over), so the first value
+		// goes a second later.
+		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
+		restore := nodescheduler.SetNow(upClock.Now)
+		defer restore()
+		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(1, 1, upClock))
+		ourQ := timedqueue.NewRateLimited[string](1, timedqueue.WithClock(ourClock))
+		upQ.SwapLimiter(0)
+		upQ.SwapLimiter(1)
+		ourQ.SetRate(0)
+		ourQ.SetRate(1)
+		if up := upQ.Limiter().QPS(); up != 1 {
+			t.Fatalf("upstream's stopped queue reports QPS %v, expected 1", up)
+		}
+		if got := ourQ.QPS(); got != 1 {
+			t.Fatalf("evictkit QPS after SetRate(0), SetRate(1): %v, want 1 (D5)", got)
+		}
+		upQ.Add("a", nil)
+		ourQ.Add("a", nil)
+		try := func() (up, ours int) {
+			upQ.Try(logger, func(nodescheduler.TimedValue) (bool, time.Duration) { up++; return true, 0 })
+			return up, ourQ.Try(func(timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 })
+		}
+		if up, ours := try(); up != 0 || ours != 0 {
+			t.Fatalf("at once: upstream processed %d (expected 0), evictkit %d (want 0: the new bucket starts empty)", up, ours)
+		}
+		upClock.Step(time.Second)
+		ourClock.Step(time.Second)
+		if up, ours := try(); up != 0 || ours != 1 {
+			t.Fatalf("after 1s: upstream processed %d (expected 0: still stopped), evictkit %d (want 1, D5)", up, ours)
+		}
+		upClock.Step(time.Hour)
+		if up, _ := try(); up != 0 {
+			t.Fatalf("after an hour upstream processed %d, expected 0: stopped for good", up)
+		}
+	})
+}
+
 // TestRateLimitedQueue runs random sequences of Add, Remove, Try and clock
 // steps against upstream's RateLimitedTimedQueue (on a token bucket with a
 // fake clock, and its package clock pointed at the same fake clock) and
 // the library's RateLimited, and compares results and every call of the
 // Try function. No two values ever share a process time, since equal
 // process times are the deliberate difference D4 (upstream's heap order
-// vs FIFO): adds follow a 1ms step, so their times are whole milliseconds
+// vs FIFO, asserted in TestRateLimitedQueueDifferences): adds follow a 1ms step, so their times are whole milliseconds
 // plus a few nanoseconds, and the n-th call of the Try function asks to be
 // retried after 333µs + n µs, which puts every retry at a distinct time
 // away from whole milliseconds.

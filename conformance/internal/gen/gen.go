@@ -502,3 +502,37 @@ func NodeWith(name string, min int) *rapid.Generator[*v1.Node] {
 		}
 	})
 }
+
+// ConditionStatus draws a node condition status: True, False, Unknown, or
+// an odd string no kubelet posts.
+func ConditionStatus() *rapid.Generator[v1.ConditionStatus] {
+	return rapid.SampledFrom([]v1.ConditionStatus{v1.ConditionTrue, v1.ConditionTrue,
+		v1.ConditionFalse, v1.ConditionUnknown, "true"})
+}
+
+// ZoneLabels draws a node's topology labels from a pool of four zones
+// (GetZoneKey "", "r:\x00:a", ":\x00:b" and "r2:\x00:"), sometimes through
+// the deprecated failure-domain labels, sometimes with a topology zone that
+// an empty beta label hides.
+func ZoneLabels() *rapid.Generator[map[string]string] {
+	return rapid.SampledFrom([]map[string]string{
+		nil,
+		{v1.LabelFailureDomainBetaZone: "", v1.LabelTopologyZone: "hidden"},
+		{v1.LabelTopologyRegion: "r", v1.LabelTopologyZone: "a"},
+		{v1.LabelFailureDomainBetaRegion: "r", v1.LabelTopologyZone: "a"},
+		{v1.LabelFailureDomainBetaZone: "b"},
+		{v1.LabelTopologyZone: "b"},
+		{v1.LabelTopologyRegion: "r2"},
+	})
+}
+
+// ClockStep draws a clock step for sequences that judge deadlines: none, a
+// nanosecond, a few seconds, and each of boundaries, one nanosecond less
+// and one more.
+func ClockStep(boundaries ...time.Duration) *rapid.Generator[time.Duration] {
+	steps := []time.Duration{0, time.Nanosecond, time.Second, 5 * time.Second, 10 * time.Second}
+	for _, b := range boundaries {
+		steps = append(steps, b-time.Nanosecond, b, b+time.Nanosecond)
+	}
+	return rapid.SampledFrom(steps)
+}
