@@ -359,3 +359,36 @@ func BenchmarkRateLimited(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAddCancelRound: one op adds 1M items due in the same hour, then
+// cancels them all, in the order added (the shape of the side-by-side
+// benchmark in conformance/: every round empties the queue and fills it
+// again). One untimed round first, as there, so that the storage the first
+// fill grows is not timed.
+func BenchmarkAddCancelRound(b *testing.B) {
+	for _, im := range impls() {
+		b.Run(im.name+"/items=1M", func(b *testing.B) {
+			s, stop := im.make()
+			defer stop()
+			keys := benchKeys("ns", 1_000_000)
+			round := func() {
+				now := time.Now()
+				for _, k := range keys {
+					if !s.Add(k, now, now.Add(time.Hour)) {
+						b.Fatal("not added")
+					}
+				}
+				for _, k := range keys {
+					if !s.Cancel(k) {
+						b.Fatal("not cancelled")
+					}
+				}
+			}
+			round()
+			b.ReportAllocs()
+			for b.Loop() {
+				round()
+			}
+		})
+	}
+}

@@ -41,8 +41,12 @@
 //
 // Add, Cancel and Replace are O(log n) on a 4-ary heap whose entries carry
 // their sort key inline; Get and Len are O(1). A pending item costs one slab
-// entry, one heap entry and one map entry, about 150 bytes with string keys,
-// and no allocation once the slab has grown. [RateLimited] removes and
+// entry, one heap entry and one map entry, about 160 bytes with string keys,
+// and no allocation once the slab has grown. The storage is kept when the
+// queue empties, so draining and refilling it allocates nothing either; a
+// large queue that stays below a quarter of its peak (for as many removals
+// as the peak had items) gives the memory back, and [Queue.Shutdown] gives
+// it back at once unless a call is still running. [RateLimited] removes and
 // re-queues values in O(log n) through the same index.
 //
 // # Driving a Queue from a fake clock

@@ -53,8 +53,8 @@ const (
 	posFree     int32 = -3 // on the free list
 )
 
-// shrinkAbove is the slab capacity above which an emptied heap gives its
-// storage back to the garbage collector.
+// shrinkAbove is the slab capacity at or below which a heap never gives
+// its storage back.
 const shrinkAbove = 4096
 
 // slot holds one item's data in the slab; the heap orders slot numbers.
@@ -105,8 +105,9 @@ func wall(t time.Time) (int64, int32) { return t.Unix(), int32(t.Nanosecond()) }
 // Items live in a slab indexed by a key map; the heap array holds each
 // item's fire time inline and its slab index, and every slab entry records
 // its heap position, so Remove and Update are O(log n) fix-ups. Popped and
-// removed entries are cleared at once, and an emptied heap releases large
-// storage.
+// removed entries are cleared at once. Storage is kept when the heap
+// empties, so a heap that is drained and refilled does not grow it again; a
+// large heap that stays below a quarter of its peak for long gives it back.
 //
 // Fire times compare on the wall clock (monotonic clock readings are
 // ignored), so items created from different clocks order consistently.
@@ -120,6 +121,7 @@ type Heap[K comparable] struct {
 	elems   []elem
 	seq     uint64
 	running int // slots in posRunning
+	lowUse  int // releases since the slab was last at least a quarter in use
 }
 
 // Len returns the number of pending items. O(1).
@@ -155,13 +157,18 @@ func (h *Heap[K]) Update(key K, createdAt, fireAt time.Time) bool {
 	if !ok || h.slots[s].pos < 0 {
 		return false
 	}
+	h.update(s, createdAt, fireAt)
+	return true
+}
+
+// update gives pending slot s new times and re-positions it.
+func (h *Heap[K]) update(s int32, createdAt, fireAt time.Time) {
 	sl := &h.slots[s]
 	sl.createdAt, sl.fireAt, sl.attempts = createdAt, fireAt, 0
 	i := int(sl.pos)
 	sec, nsec := wall(fireAt)
 	h.elems[i] = elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()}
 	h.fix(i)
-	return true
 }
 
 // Remove deletes the pending item for key and returns it; it reports false
@@ -219,15 +226,25 @@ func (h *Heap[K]) PopDue(now time.Time) (Item[K], bool) {
 	return it, true
 }
 
-// Clear removes every pending item. O(n).
+// Clear removes every pending item. It keeps the storage, like a drain by
+// PopDue or Remove would. O(n).
 func (h *Heap[K]) Clear() {
 	for _, e := range h.elems {
 		delete(h.idx, h.slots[e.slot].key)
-		h.release(e.slot)
+		h.freeSlot(e.slot)
 	}
 	clear(h.elems)
 	h.elems = h.elems[:0]
 	h.maybeShrink()
+}
+
+// headAt returns the due time of the first pending item as wall-clock
+// seconds and nanoseconds.
+func (h *Heap[K]) headAt() (sec int64, nsec int32, ok bool) {
+	if len(h.elems) == 0 {
+		return 0, 0, false
+	}
+	return h.elems[0].sec, h.elems[0].nsec, true
 }
 
 // headDue reports whether the first pending item is due at now.
@@ -247,16 +264,6 @@ func (h *Heap[K]) item(s int32) Item[K] {
 		st = Running
 	}
 	return Item[K]{Key: sl.key, CreatedAt: sl.createdAt, FireAt: sl.fireAt, State: st, Attempts: int(sl.attempts)}
-}
-
-// pos returns the heap position of key, or a negative number when key is
-// not pending.
-func (h *Heap[K]) pos(key K) int32 {
-	s, ok := h.idx[key]
-	if !ok {
-		return posFree
-	}
-	return h.slots[s].pos
 }
 
 // The methods below serve Queue, which keeps running items in the same slab
@@ -325,34 +332,85 @@ func (h *Heap[K]) retry(s int32, due time.Time) bool {
 	return true
 }
 
-// dropPending removes every pending item; running slots are kept.
-func (h *Heap[K]) dropPending() { h.Clear() }
+// dropPending removes every pending item and, unless a running call holds
+// a slot, gives the storage back: nothing will be added again.
+func (h *Heap[K]) dropPending() {
+	h.Clear()
+	h.compact()
+}
 
 // alloc returns a free slot number.
 func (h *Heap[K]) alloc() int32 {
+	var s int32
 	if n := len(h.free); n > 0 {
-		s := h.free[n-1]
+		s = h.free[n-1]
 		h.free = h.free[:n-1]
-		return s
+	} else {
+		h.slots = append(h.slots, slot[K]{})
+		s = int32(len(h.slots) - 1)
 	}
-	h.slots = append(h.slots, slot[K]{})
-	return int32(len(h.slots) - 1)
+	if h.lowUse > 0 && h.inUse() >= len(h.slots)/4 {
+		h.lowUse = 0
+	}
+	return s
 }
 
-// release clears slot s and puts it on the free list.
+// release frees slot s and may shrink the storage.
 func (h *Heap[K]) release(s int32) {
-	h.slots[s] = slot[K]{pos: posFree}
-	h.free = append(h.free, s)
+	h.freeSlot(s)
 	h.maybeShrink()
 }
 
-// maybeShrink drops large storage once nothing is in use, so a heap that
-// once held a million items does not keep their memory.
+// freeSlot clears slot s, puts it on the free list and counts the release
+// if the slab is now less than a quarter in use.
+func (h *Heap[K]) freeSlot(s int32) {
+	h.slots[s] = slot[K]{pos: posFree}
+	h.free = append(h.free, s)
+	if h.inUse() < len(h.slots)/4 {
+		h.lowUse++
+	}
+}
+
+// inUse returns the number of slots holding a pending or running item.
+func (h *Heap[K]) inUse() int { return len(h.slots) - len(h.free) }
+
+// maybeShrink compacts a large slab once it has been less than a quarter in
+// use for as many releases as it has entries. A queue that empties and
+// fills up again (a drain passes the quarter mark only on its last quarter)
+// keeps its storage and does not regrow it; one that stays small gives its
+// peak's memory back. The rebuild copies fewer items than the releases that
+// paid for it, so the cost stays O(1) amortised.
 func (h *Heap[K]) maybeShrink() {
-	if len(h.free) != len(h.slots) || cap(h.slots) <= shrinkAbove {
+	if h.lowUse < len(h.slots) || cap(h.slots) <= shrinkAbove {
 		return
 	}
-	h.slots, h.free, h.elems, h.idx = nil, nil, nil, nil
+	h.compact()
+}
+
+// compact moves the pending items into storage sized for twice their
+// number, or none when the heap is empty, and rebuilds the key map (a Go
+// map never shrinks). It does nothing while a running call holds a slot,
+// since the call refers to its slot by number; a later release tries again.
+func (h *Heap[K]) compact() {
+	n := len(h.elems)
+	if h.inUse() != n {
+		return
+	}
+	h.lowUse = 0
+	if n == 0 {
+		h.slots, h.free, h.elems, h.idx = nil, nil, nil, nil
+		return
+	}
+	slots := make([]slot[K], n, 2*n)
+	elems := make([]elem, n, 2*n)
+	idx := make(map[K]int32, n)
+	for i, e := range h.elems {
+		slots[i] = h.slots[e.slot] // its pos is i already
+		e.slot = int32(i)
+		elems[i] = e
+		idx[slots[i].key] = int32(i)
+	}
+	h.slots, h.free, h.elems, h.idx = slots, nil, elems, idx
 }
 
 func (h *Heap[K]) nextSeq() uint64 {

@@ -1,6 +1,7 @@
 package timedqueue
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -125,15 +126,101 @@ func TestHeap(t *testing.T) {
 			h.Push("d", t0, sec(5))
 			assert.Len(t, h.free, 1, "slots are reused")
 		}},
-		{"an emptied large heap releases its storage", func(t *testing.T, h *Heap[string]) {
-			for i := range shrinkAbove + 1 {
-				h.Push(string(rune(i+0x100)), t0, sec(i))
+		{"a drained heap keeps its storage and refills without allocating", func(t *testing.T, h *Heap[string]) {
+			keys := make([]string, 4*shrinkAbove)
+			for i := range keys {
+				keys[i] = string(rune(i + 0x100))
 			}
-			h.Clear()
-			assert.Nil(t, h.slots)
+			fill := func() {
+				for i, k := range keys {
+					h.Push(k, t0, sec(i))
+				}
+			}
+			fill()
+			slots, elems := cap(h.slots), cap(h.elems)
+			assert.Len(t, popAll(h, sec(len(keys))), len(keys))
+			assert.Equal(t, slots, cap(h.slots), "slab kept")
+			assert.Equal(t, elems, cap(h.elems), "heap array kept")
+			allocs := testing.AllocsPerRun(3, func() {
+				fill()
+				h.Clear()
+			})
+			assert.Zero(t, allocs, "a refill reuses the storage")
+			assert.Equal(t, slots, cap(h.slots), "Clear keeps the slab too")
+		}},
+		{"a large heap that stays small gives its storage back", func(t *testing.T, h *Heap[string]) {
+			const n = 4 * shrinkAbove
+			for i := range n {
+				h.Push(strconv.Itoa(i), t0, sec(i))
+			}
+			// Keep 10 items, the last ones pushed, and churn one more: the
+			// slab is compacted once it has been under a quarter in use for
+			// n releases.
+			for i := range n - 10 {
+				_, ok := h.Remove(strconv.Itoa(i))
+				require.True(t, ok)
+			}
+			for i := 0; cap(h.slots) >= n; i++ {
+				require.Less(t, i, 2*n, "never compacted")
+				require.True(t, h.Push("churn", t0, sec(n+i)))
+				_, ok := h.Remove("churn")
+				require.True(t, ok)
+			}
+			assert.Equal(t, 20, cap(h.slots), "twice the items in use")
+			assert.Empty(t, h.free)
+			for i := n - 10; i < n; i++ {
+				it, ok := h.Get(strconv.Itoa(i))
+				require.True(t, ok)
+				assert.Equal(t, sec(i), it.FireAt)
+			}
+			want := make([]string, 0, 10)
+			for i := n - 10; i < n; i++ {
+				want = append(want, strconv.Itoa(i))
+			}
+			assert.Equal(t, want, popAll(h, sec(n)))
+		}},
+		{"a large heap emptied for long gives everything back", func(t *testing.T, h *Heap[string]) {
+			for i := range 2 * shrinkAbove {
+				h.Push(strconv.Itoa(i), t0, sec(i))
+			}
+			popAll(h, sec(2*shrinkAbove))
+			require.NotNil(t, h.slots, "one drain keeps the storage")
+			for i := 0; h.slots != nil; i++ {
+				require.Less(t, i, 4*shrinkAbove, "never released")
+				h.Push("churn", t0, t0)
+				h.PopDue(t0)
+			}
 			assert.Nil(t, h.idx)
+			assert.Nil(t, h.elems)
 			assert.True(t, h.Push("again", t0, t0))
 			assert.Equal(t, 1, h.Len())
+		}},
+		{"dropping the pending items gives the storage back", func(t *testing.T, h *Heap[string]) {
+			for i := range 2 * shrinkAbove {
+				h.Push(strconv.Itoa(i), t0, sec(i))
+			}
+			h.dropPending()
+			assert.Nil(t, h.slots)
+			assert.Nil(t, h.idx)
+			assert.Zero(t, h.Len())
+		}},
+		{"storage is not compacted while a running item holds a slot", func(t *testing.T, h *Heap[string]) {
+			for i := range 2 * shrinkAbove {
+				h.Push(strconv.Itoa(i), t0, sec(i))
+			}
+			s, it, ok := h.start(sec(0))
+			require.True(t, ok)
+			require.Equal(t, "0", it.Key)
+			popAll(h, sec(2*shrinkAbove))
+			for range 4 * shrinkAbove { // well past the compaction threshold
+				h.Push("churn", t0, sec(0))
+				h.Remove("churn")
+			}
+			h.compact()
+			assert.Len(t, h.slots, 2*shrinkAbove, "not compacted")
+			assert.Equal(t, "0", h.slots[s].key, "the running slot is where its call expects it")
+			h.finish(s)
+			assert.Nil(t, h.slots, "compacted once the call finished")
 		}},
 	}
 	for _, tc := range tests {

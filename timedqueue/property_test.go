@@ -118,6 +118,9 @@ func heapMachine(t *rapid.T) {
 				t.Fatalf("Remove(%d) = %v, want %v", k, got, want)
 			}
 		},
+		"compact": func(*rapid.T) {
+			h.compact() // as a large heap that stayed small would
+		},
 		"popDue": func(t *rapid.T) {
 			now = now.Add(time.Duration(rapid.IntRange(0, 30).Draw(t, "advance")) * 100 * time.Millisecond)
 			var got []int
@@ -175,6 +178,14 @@ func checkHeapInvariants(t *rapid.T, h *Heap[int]) {
 	}
 	if len(h.idx) != len(h.elems)+h.running {
 		t.Fatalf("index holds %d keys, heap %d + running %d", len(h.idx), len(h.elems), h.running)
+	}
+	if len(h.free)+len(h.elems)+h.running != len(h.slots) {
+		t.Fatalf("%d slots: %d free, %d pending, %d running", len(h.slots), len(h.free), len(h.elems), h.running)
+	}
+	for _, s := range h.free {
+		if h.slots[s].pos != posFree {
+			t.Fatalf("free slot %d has pos %d", s, h.slots[s].pos)
+		}
 	}
 }
 
@@ -247,6 +258,11 @@ func TestQueueMatchesModel(t *testing.T) {
 			"step": func(t *rapid.T) {
 				clk.Step(time.Duration(rapid.IntRange(0, 30).Draw(t, "advance")) * 100 * time.Millisecond)
 				settle(t)
+			},
+			"compact": func(*rapid.T) {
+				q.mu.Lock()
+				q.h.compact() // as a large queue that stayed small would
+				q.mu.Unlock()
 			},
 			"": func(t *rapid.T) {
 				mu.Lock()

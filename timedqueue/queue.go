@@ -22,16 +22,17 @@ type Queue[K comparable] struct {
 	onError func(K, error)
 	retry   Retry
 
-	mu      sync.Mutex
-	h       Heap[K]
-	active  int           // goroutines running work calls
-	closed  bool          // Shutdown was called
-	timer   clock.Timer   // the queue's one timer; nil until first armed
-	armed   bool          // timer is set for armedAt
-	armedAt time.Time     // wall time the timer is set for
-	loop    bool          // the timer goroutine is alive
-	kick    chan struct{} // wakes the timer goroutine to re-check
-	idle    chan struct{} // closed when active drops to 0; nil if nobody waits
+	mu        sync.Mutex
+	h         Heap[K]
+	active    int           // goroutines running work calls
+	closed    bool          // Shutdown was called
+	timer     clock.Timer   // the queue's one timer; nil until first armed
+	armed     bool          // timer is set for the wall time armedSec, armedNsec
+	armedSec  int64         // Unix seconds the timer is set for
+	armedNsec int32         // nanoseconds within armedSec
+	loop      bool          // the timer goroutine is alive
+	kick      chan struct{} // wakes the timer goroutine to re-check
+	idle      chan struct{} // closed when active drops to 0; nil if nobody waits
 }
 
 // New returns a queue that calls work(ctx, key, fireAt) once for every item
@@ -92,17 +93,19 @@ func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 	if q.closed {
 		return false
 	}
-	it, ok := q.h.Get(key)
-	if ok && (it.State == Running || it.FireAt.Equal(fireAt)) {
-		return false
-	}
-	wasHead := q.h.pos(key) == 0
+	s, ok := q.h.idx[key]
+	wasHead := false
 	if ok {
-		q.h.Update(key, createdAt, fireAt)
+		sl := &q.h.slots[s]
+		if sl.pos < 0 || sl.fireAt.Equal(fireAt) { // running, or no change
+			return false
+		}
+		wasHead = sl.pos == 0
+		q.h.update(s, createdAt, fireAt)
 	} else {
-		q.h.Push(key, createdAt, fireAt)
+		s, _ = q.h.push(key, createdAt, fireAt)
 	}
-	if wasHead || q.h.pos(key) == 0 { // the head changed
+	if wasHead || q.h.slots[s].pos == 0 { // the head changed
 		q.pumpLocked(q.clock.Now())
 	}
 	return true
@@ -116,10 +119,20 @@ func (q *Queue[K]) Cancel(key K) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st, head := q.h.cancel(key)
-	if head { // the timer is set for the item just removed
+	if head && !q.armedForHeadLocked() { // the timer was set for the item just removed
 		q.pumpLocked(q.clock.Now())
 	}
 	return st == Pending
+}
+
+// armedForHeadLocked reports whether the timer is set for the due time of
+// the first pending item: then nothing needs doing when the head changes,
+// as when a cancel removes one of many items due at the same time. (An
+// armed timer means the head was not due when it was set; if it is due by
+// now, the timer fires and dispatches it.)
+func (q *Queue[K]) armedForHeadLocked() bool {
+	sec, nsec, ok := q.h.headAt()
+	return ok && q.armed && sec == q.armedSec && nsec == q.armedNsec
 }
 
 // Get returns a copy of the item stored for key, pending or running. O(1).
@@ -208,8 +221,7 @@ func (q *Queue[K]) pumpLocked(now time.Time) {
 // item if it is not due yet, stopped otherwise (a due item waits for a busy
 // worker, which picks it up when it finishes).
 func (q *Queue[K]) armLocked(now time.Time) {
-	at, ok := q.h.NextAt()
-	if !ok || !at.After(now.Round(0)) {
+	if q.h.Len() == 0 || q.h.headDue(now) { // nothing pending, or a due item waits for a worker
 		if q.armed {
 			q.stopTimerLocked()
 			q.armed = false
@@ -219,10 +231,11 @@ func (q *Queue[K]) armLocked(now time.Time) {
 		}
 		return
 	}
-	if q.armed && q.armedAt.Equal(at) {
+	if q.armedForHeadLocked() {
 		return
 	}
-	d := at.Sub(now.Round(0))
+	sec, nsec, _ := q.h.headAt()
+	d := time.Unix(sec, int64(nsec)).Sub(now.Round(0))
 	if q.timer == nil {
 		q.timer = q.clock.NewTimer(d)
 	} else {
@@ -231,7 +244,7 @@ func (q *Queue[K]) armLocked(now time.Time) {
 		q.stopTimerLocked()
 		q.timer.Reset(d)
 	}
-	q.armed, q.armedAt = true, at
+	q.armed, q.armedSec, q.armedNsec = true, sec, nsec
 	if !q.loop {
 		q.loop = true
 		go q.timerLoop(q.timer)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	testclock "k8s.io/utils/clock/testing"
 )
 
@@ -703,4 +704,59 @@ func TestQueueD3CancelRunningAfterTimer(t *testing.T) {
 	release()
 	e.idle()
 	assert.Equal(t, 1, e.count("k"), "the running call was not interrupted")
+}
+
+// armCounter is a fake clock that counts how often a queue sets a timer
+// (NewTimer or Reset).
+type armCounter struct {
+	*testclock.FakeClock
+	arms atomic.Int32
+}
+
+func (c *armCounter) NewTimer(d time.Duration) clock.Timer {
+	c.arms.Add(1)
+	return countedTimer{c.FakeClock.NewTimer(d), &c.arms}
+}
+
+type countedTimer struct {
+	clock.Timer
+	arms *atomic.Int32
+}
+
+func (t countedTimer) Reset(d time.Duration) bool {
+	t.arms.Add(1)
+	return t.Timer.Reset(d)
+}
+
+// TestQueueCancelHeadKeepsTimer: cancelling the head leaves the timer alone
+// when the new head is due at the same time, and re-arms it otherwise
+// (T11); either way the next item runs on time.
+func TestQueueCancelHeadKeepsTimer(t *testing.T) {
+	clk := &armCounter{FakeClock: testclock.NewFakeClock(t0)}
+	e := newEnv[string](t, WithClock(clk))
+	for _, k := range []string{"a", "b", "c"} {
+		e.q.Add(k, t0, t0.Add(time.Second))
+	}
+	e.q.Add("d", t0, t0.Add(2*time.Second))
+	require.EqualValues(t, 1, clk.arms.Load())
+
+	assert.True(t, e.q.Cancel("a"))
+	assert.True(t, e.q.Cancel("b"))
+	assert.EqualValues(t, 1, clk.arms.Load(), "c is due when a and b were")
+	assert.Equal(t, 1, clk.Waiters())
+
+	clk.Step(time.Second)
+	e.idle()
+	assert.Equal(t, []string{"c"}, e.keys())
+
+	e.q.Add("e", t0, t0.Add(3*time.Second))
+	arms := clk.arms.Load()
+	assert.True(t, e.q.Cancel("d"))
+	assert.Equal(t, arms+1, clk.arms.Load(), "e is due later than d: re-armed")
+	clk.Step(time.Second)
+	e.idle()
+	assert.Equal(t, []string{"c"}, e.keys(), "nothing at d's time")
+	clk.Step(time.Second)
+	e.idle()
+	assert.Equal(t, []string{"c", "e"}, e.keys())
 }
