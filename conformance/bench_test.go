@@ -101,48 +101,67 @@ func BenchmarkFindUntolerated(b *testing.B) {
 	})
 }
 
-// rankingPods returns n pods with mixed priorities, memory requests and
-// memory usage, seeded.
+// rankingPods returns n pods with mixed priorities, memory and
+// ephemeral-storage requests, and usage of memory, disk (container layer,
+// logs, an emptyDir) and processes, seeded.
 func rankingPods(n int) rankingProblem {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	p := rankingProblem{usage: map[types.UID]ranking.Usage{}}
 	for i := range n {
 		prio := int32(r.IntN(4) * 100)
-		req := resource.NewQuantity(int64(r.IntN(16))*64*gen.Mi, resource.BinarySI)
+		mem := resource.NewQuantity(int64(r.IntN(16))*64*gen.Mi, resource.BinarySI)
+		disk := resource.NewQuantity(int64(r.IntN(8))*1024*gen.Mi, resource.BinarySI)
 		pod := &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "default", UID: types.UID(fmt.Sprintf("p%d", i))},
-			Spec: v1.PodSpec{Priority: &prio, Containers: []v1.Container{{Name: "c",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceMemory: *req}}}}},
+			Spec: v1.PodSpec{Priority: &prio,
+				Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+					v1.ResourceMemory: *mem, v1.ResourceEphemeralStorage: *disk}}}},
+				Volumes: []v1.Volume{{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}}},
+			},
 		}
 		p.pods = append(p.pods, pod)
-		p.usage[pod.UID] = ranking.Usage{MemoryWorkingSet: uint64(r.IntN(16)) * 64 * gen.Mi}
+		fs := func(gib int) ranking.FSUsage {
+			return ranking.FSUsage{UsedBytes: uint64(r.IntN(gib*1024)) * gen.Mi, InodesUsed: uint64(r.IntN(10000))}
+		}
+		p.usage[pod.UID] = ranking.Usage{
+			MemoryWorkingSet: uint64(r.IntN(16)) * 64 * gen.Mi,
+			Processes:        uint64(1 + r.IntN(200)),
+			Containers:       []ranking.ContainerUsage{{Name: "c", Rootfs: fs(4), Logs: fs(1)}},
+			Volumes:          []ranking.VolumeUsage{{Name: "scratch", FSUsage: fs(4)}},
+		}
 	}
 	return p
 }
 
-// BenchmarkRankMemory sorts n pods for memory pressure (exceeds requests,
-// priority, usage above requests). Each iteration ranks a fresh copy of the
-// same shuffled list.
-func BenchmarkRankMemory(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		p := rankingPods(n)
-		work := make([]*v1.Pod, n)
-		b.Run(fmt.Sprintf("pods=%d/upstream", n), func(b *testing.B) {
-			stats := p.upstreamStats()
-			b.ReportAllocs()
-			for b.Loop() {
-				copy(work, p.pods)
-				eviction.RankMemoryPressure(work, stats)
-			}
-		})
-		b.Run(fmt.Sprintf("pods=%d/evictkit", n), func(b *testing.B) {
-			usage := ranking.UsageByUID(p.usage)
-			b.ReportAllocs()
-			for b.Loop() {
-				copy(work, p.pods)
-				ranking.ForMemory(work, usage)
-			}
-		})
+// BenchmarkRank sorts n pods with the kubelet's ranking for a memory, a
+// disk (nodefs bytes, no image filesystem) and the PID signal. Each
+// iteration ranks a fresh copy of the same shuffled list.
+func BenchmarkRank(b *testing.B) {
+	rank := eviction.BuildSignalToRankFunc(false, false)
+	for _, signal := range []string{"memory.available", "nodefs.available", "pid.available"} {
+		for _, n := range []int{110, 1000, 10000} {
+			p := rankingPods(n)
+			work := make([]*v1.Pod, n)
+			name := fmt.Sprintf("signal=%s/pods=%d", signal, n)
+			b.Run(name+"/upstream", func(b *testing.B) {
+				stats, fn := p.upstreamStats(), rank[evictionSignal(signal)]
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(work, p.pods)
+					fn(work, stats)
+				}
+			})
+			b.Run(name+"/evictkit", func(b *testing.B) {
+				usage := ranking.UsageByUID(p.usage)
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(work, p.pods)
+					if err := ranking.ForSignal(work, usage, signal, ranking.Layout{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
