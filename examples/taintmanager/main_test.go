@@ -2,44 +2,27 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/evictkit/eviction/examples/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/timeline.golden")
+func output(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := run(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
 
 // TestRun compares the scenario's timeline with testdata/timeline.golden,
 // byte for byte. Run with -update after an intended change.
-func TestRun(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "timeline.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("timeline differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", golden, buf.Bytes(), want)
-	}
-}
+func TestRun(t *testing.T) { golden.Check(t, "timeline.golden", output(t)) }
 
-// TestRules checks the rules the scenario is there to show, so that an
-// -update cannot quietly accept a timeline that breaks them.
+// TestRules checks the rules the scenario is there to show.
 func TestRules(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{
+	golden.Contains(t, output(t),
 		// Lengthening a toleration keeps the eviction scheduled earlier.
 		"12:01:00    shop/web: evict after 1h0m0s → kept, still due 12:05:00\n",
 		"12:05:00      event TaintManagerEviction: Marking for deletion Pod shop/web\n",
@@ -53,9 +36,5 @@ func TestRules(t *testing.T) {
 		"12:15:00    kube-system/agent-a on node-a\n",
 		"12:15:00    kube-system/agent-b on node-b\n",
 		"12:15:00    shop/cache on node-a\n",
-	} {
-		if !bytes.Contains(buf.Bytes(), []byte(line)) {
-			t.Errorf("timeline lacks %q", line)
-		}
-	}
+	)
 }

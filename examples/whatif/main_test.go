@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,9 +11,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/evictkit/eviction/examples/internal/golden"
+)
 
 // runCLI runs the command in-process.
 func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -74,41 +73,9 @@ func TestGolden(t *testing.T) {
 		{"stdin-node-down", kind, []string{"node-down", "kind-worker2", "-f", "-"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := mustRun(t, tc.stdin, tc.args...)
-			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, diffLines(string(want), got))
-			}
+			golden.Check(t, tc.name+".golden", []byte(mustRun(t, tc.stdin, tc.args...)))
 		})
 	}
-}
-
-// diffLines shows the first differing line.
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n-" + a + "\n+" + b
-		}
-	}
-	return ""
 }
 
 // TestDemoFitsATerminal keeps the README demo readable.
