@@ -7,22 +7,13 @@ import (
 	"github.com/evictkit/eviction/examples/internal/golden"
 )
 
-func output(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestRun compares the scenario's report with testdata/report.golden,
 // byte for byte. Run with -update after an intended change.
-func TestRun(t *testing.T) { golden.Check(t, "report.golden", output(t)) }
+func TestRun(t *testing.T) { golden.Check(t, "report.golden", golden.Output(t, run)) }
 
 // TestRules checks the behaviour the scenario is there to show.
 func TestRules(t *testing.T) {
-	got := output(t)
+	got := golden.Output(t, run)
 	golden.Contains(t, got,
 		// A soft threshold sets the condition at once and waits for its grace period.
 		"12:00:30  available 1420Mi  conditions [MemoryPressure] met memory.available<1536Mi (soft, grace until 12:01:00)\n",

@@ -1,28 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/evictkit/eviction/examples/internal/golden"
 )
 
-func output(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestRun compares the scenario's report with testdata/report.golden,
 // byte for byte. Run with -update after an intended change.
-func TestRun(t *testing.T) { golden.Check(t, "report.golden", output(t)) }
+func TestRun(t *testing.T) { golden.Check(t, "report.golden", golden.Output(t, run)) }
 
 // TestRules checks the decisions the scenario is there to show.
 func TestRules(t *testing.T) {
-	golden.Contains(t, output(t),
+	golden.Contains(t, golden.Output(t, run),
 		"  chosen    node-4  by latest start time of the highest-priority victims\n",
 		"  chosen    node-3  by fewest PDB violations\n",
 		"  chosen    node-1  by smallest victim priority sum\n",

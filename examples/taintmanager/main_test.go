@@ -1,28 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/evictkit/eviction/examples/internal/golden"
 )
 
-func output(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := run(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestRun compares the scenario's timeline with testdata/timeline.golden,
 // byte for byte. Run with -update after an intended change.
-func TestRun(t *testing.T) { golden.Check(t, "timeline.golden", output(t)) }
+func TestRun(t *testing.T) { golden.Check(t, "timeline.golden", golden.Output(t, run)) }
 
 // TestRules checks the rules the scenario is there to show.
 func TestRules(t *testing.T) {
-	golden.Contains(t, output(t),
+	golden.Contains(t, golden.Output(t, run),
 		// Lengthening a toleration keeps the eviction scheduled earlier.
 		"12:01:00    shop/web: evict after 1h0m0s → kept, still due 12:05:00\n",
 		"12:05:00      event TaintManagerEviction: Marking for deletion Pod shop/web\n",

@@ -574,7 +574,7 @@ func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.
 func stayReason(nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
 	noExec := tolerations.NoExecuteTaints(nodeTaints)
 	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
-	what := "tolerates " + taintKeys(noExec) + " forever"
+	what := "tolerates " + joinTaints(noExec, taintKey) + " forever"
 	for _, tol := range used {
 		if tol.Key == "" && tol.Operator == corev1.TolerationOpExists {
 			what = "tolerates all taints"
@@ -590,20 +590,11 @@ func stayReason(nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Opt
 	return "stays: " + what
 }
 
-// taintKey names a NoExecute taint for a reason: its key without the
-// node.kubernetes.io/ prefix, and its value if any.
+// taintKey names a NoExecute taint for a reason: shortTaint without the
+// effect.
 func taintKey(t corev1.Taint) string {
 	t.Effect = ""
-	return strings.TrimPrefix(taints.Format(t), "node.kubernetes.io/")
-}
-
-// taintKeys joins taintKey of each taint with commas.
-func taintKeys(ts []corev1.Taint) string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = taintKey(t)
-	}
-	return strings.Join(out, ",")
+	return shortTaint(t)
 }
 
 // isDefaultToleration reports whether tol looks like the one the
@@ -620,10 +611,13 @@ func shortTaint(t corev1.Taint) string {
 }
 
 // shortTaints prints taints with shortTaint, joined by commas.
-func shortTaints(ts []corev1.Taint) string {
+func shortTaints(ts []corev1.Taint) string { return joinTaints(ts, shortTaint) }
+
+// joinTaints joins show of each taint with commas.
+func joinTaints(ts []corev1.Taint, show func(corev1.Taint) string) string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = shortTaint(t)
+		out[i] = show(t)
 	}
 	return strings.Join(out, ",")
 }

@@ -5,6 +5,7 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,17 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Output runs an example's scenario, which writes its report to w, and returns the report;
+// an error fails t.
+func Output(t testing.TB, run func(w io.Writer) error) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := run(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
 
 // Check compares got with the file testdata/name, byte for byte, and reports the first
 // differing line. Under go test -update it writes got to the file instead.
