@@ -93,6 +93,88 @@ func ExampleForDiskLayout() {
 	// imagefs: writer logger
 }
 
+func ExampleForDisk() {
+	const mi = 1 << 20
+	storage := func(s string) v1.ResourceList {
+		return v1.ResourceList{v1.ResourceEphemeralStorage: resource.MustParse(s)}
+	}
+	scratch := pod("scratch", 0, nil, nil)
+	scratch.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}}}
+	pods := []*v1.Pod{
+		pod("cache", 0, storage("2Gi"), nil),
+		pod("tmp", 0, nil, nil),
+		scratch,
+		pod("logs", 0, storage("1Gi"), nil),
+	}
+	layer := func(bytes uint64) []ranking.ContainerUsage {
+		return []ranking.ContainerUsage{{Name: "app", Rootfs: ranking.FSUsage{UsedBytes: bytes}}}
+	}
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"cache": {Containers: layer(1024 * mi)},
+		"tmp":   {Containers: layer(100 * mi)},
+		// A local volume counts towards the pod's usage.
+		"scratch": {Volumes: []ranking.VolumeUsage{{Name: "data", FSUsage: ranking.FSUsage{UsedBytes: 300 * mi}}}},
+		"logs":    {Containers: layer(1536 * mi)},
+	})
+
+	// Pods above their ephemeral-storage request first, the largest excess first.
+	ranking.ForDisk(pods, usage, v1.ResourceEphemeralStorage)
+	for _, p := range pods {
+		fmt.Println(p.Name)
+	}
+	// Output:
+	// logs
+	// scratch
+	// tmp
+	// cache
+}
+
+func ExampleForPIDs() {
+	pods := []*v1.Pod{
+		pod("web", 0, nil, nil),
+		pod("db", 1000, nil, nil),
+		pod("batch", 0, nil, nil),
+		pod("new", 0, nil, nil), // no stats yet
+	}
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"web":   {Processes: 40},
+		"db":    {Processes: 900},
+		"batch": {Processes: 300},
+	})
+
+	// Priority first; within a priority, pods without stats, then the most processes.
+	ranking.ForPIDs(pods, usage)
+	for _, p := range pods {
+		fmt.Println(p.Name)
+	}
+	// Output:
+	// new
+	// batch
+	// web
+	// db
+}
+
+func ExampleForSignal() {
+	const mi = 1 << 20
+	pods := []*v1.Pod{pod("hog", 0, list("100m", "128Mi"), nil), pod("forker", 0, list("100m", "128Mi"), nil)}
+	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
+		"hog":    {MemoryWorkingSet: 900 * mi, Processes: 10},
+		"forker": {MemoryWorkingSet: 50 * mi, Processes: 500},
+	})
+
+	for _, signal := range []string{"memory.available", "pid.available", "memory.used"} {
+		if err := ranking.ForSignal(pods, usage, signal, ranking.Layout{}); err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(signal+":", pods[0].Name, pods[1].Name)
+	}
+	// Output:
+	// memory.available: hog forker
+	// pid.available: forker hog
+	// ranking: unknown eviction signal "memory.used"
+}
+
 func ExampleEvictionMessage() {
 	const mi = 1 << 20
 	p := pod("web", 0, list("100m", "128Mi"), nil)

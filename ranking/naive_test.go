@@ -60,41 +60,39 @@ func naiveUsage(q uint64) resource.Quantity {
 	return *resource.NewQuantity(int64(q), resource.BinarySI)
 }
 
-func naiveExceedMemory(usage UsageFunc) naiveCmp {
+// naiveWithStats opens cmp with the check every stats comparator of upstream starts with:
+// a pod without stats sorts before one with stats; cmp compares pods that both have them.
+func naiveWithStats(usage UsageFunc, cmp func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int) naiveCmp {
 	return func(p1, p2 *v1.Pod) int {
 		u1, ok1 := usage(p1)
 		u2, ok2 := usage(p2)
 		if !ok1 || !ok2 {
 			return naiveBool(!ok1, !ok2)
 		}
-		m1, m2 := naiveUsage(u1.MemoryWorkingSet), naiveUsage(u2.MemoryWorkingSet)
-		return naiveBool(m1.Cmp(Request(p1, v1.ResourceMemory)) == 1, m2.Cmp(Request(p2, v1.ResourceMemory)) == 1)
+		return cmp(p1, u1, p2, u2)
 	}
 }
 
+func naiveExceedMemory(usage UsageFunc) naiveCmp {
+	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
+		m1, m2 := naiveUsage(u1.MemoryWorkingSet), naiveUsage(u2.MemoryWorkingSet)
+		return naiveBool(m1.Cmp(Request(p1, v1.ResourceMemory)) == 1, m2.Cmp(Request(p2, v1.ResourceMemory)) == 1)
+	})
+}
+
 func naiveMemory(usage UsageFunc) naiveCmp {
-	return func(p1, p2 *v1.Pod) int {
-		u1, ok1 := usage(p1)
-		u2, ok2 := usage(p2)
-		if !ok1 || !ok2 {
-			return naiveBool(!ok1, !ok2)
-		}
+	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		m1, m2 := naiveUsage(u1.MemoryWorkingSet), naiveUsage(u2.MemoryWorkingSet)
 		m1.Sub(Request(p1, v1.ResourceMemory))
 		m2.Sub(Request(p2, v1.ResourceMemory))
 		return m2.Cmp(m1)
-	}
+	})
 }
 
 func naiveProcess(usage UsageFunc) naiveCmp {
-	return func(p1, p2 *v1.Pod) int {
-		u1, ok1 := usage(p1)
-		u2, ok2 := usage(p2)
-		if !ok1 || !ok2 {
-			return naiveBool(!ok1, !ok2)
-		}
+	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		return int(u2.Processes - u1.Processes)
-	}
+	})
 }
 
 // naiveDiskUsage sums the figures upstream's podDiskUsage sums.
@@ -138,29 +136,19 @@ func naiveDiskUsage(pod *v1.Pod, u Usage, src Sources, res v1.ResourceName) reso
 }
 
 func naiveExceedDisk(usage UsageFunc, src Sources, res v1.ResourceName) naiveCmp {
-	return func(p1, p2 *v1.Pod) int {
-		u1, ok1 := usage(p1)
-		u2, ok2 := usage(p2)
-		if !ok1 || !ok2 {
-			return naiveBool(!ok1, !ok2)
-		}
+	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		d1, d2 := naiveDiskUsage(p1, u1, src, res), naiveDiskUsage(p2, u2, src, res)
 		return naiveBool(d1.Cmp(Request(p1, res)) == 1, d2.Cmp(Request(p2, res)) == 1)
-	}
+	})
 }
 
 func naiveDisk(usage UsageFunc, src Sources, res v1.ResourceName) naiveCmp {
-	return func(p1, p2 *v1.Pod) int {
-		u1, ok1 := usage(p1)
-		u2, ok2 := usage(p2)
-		if !ok1 || !ok2 {
-			return naiveBool(!ok1, !ok2)
-		}
+	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		d1, d2 := naiveDiskUsage(p1, u1, src, res), naiveDiskUsage(p2, u2, src, res)
 		d1.Sub(Request(p1, v1.ResourceEphemeralStorage))
 		d2.Sub(Request(p2, v1.ResourceEphemeralStorage))
 		return d2.Cmp(d1)
-	}
+	})
 }
 
 func naiveMemoryChain(usage UsageFunc) []naiveCmp {

@@ -149,22 +149,17 @@ func rankings() []ranking {
 		{Layout{DedicatedImageFS: true, SplitContainerFS: true}, ImageFS},
 	}
 	for _, d := range disks {
-		layout, fs := d.layout, d.fs
-		{
-			for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, ResourceInodes} {
-				src := DiskSources(fs, layout)
-				out = append(out, ranking{
-					name: fmt.Sprintf("disk %s %s %+v", res, fs, layout),
-					rank: func(p []*v1.Pod, u UsageFunc) { ForDiskLayout(p, u, res, layout, fs) },
-					chain: func(u UsageFunc) []naiveCmp {
-						return naiveDiskChain(u, src, res)
-					},
-					exceeds: func(p *v1.Pod, u Usage) bool {
-						d := naiveDiskUsage(p, u, src, res)
-						return d.Cmp(Request(p, res)) > 0
-					},
-				})
-			}
+		src := DiskSources(d.fs, d.layout)
+		for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, ResourceInodes} {
+			out = append(out, ranking{
+				name:  fmt.Sprintf("disk %s %s %+v", res, d.fs, d.layout),
+				rank:  func(p []*v1.Pod, u UsageFunc) { ForDiskLayout(p, u, res, d.layout, d.fs) },
+				chain: func(u UsageFunc) []naiveCmp { return naiveDiskChain(u, src, res) },
+				exceeds: func(p *v1.Pod, u Usage) bool {
+					d := naiveDiskUsage(p, u, src, res)
+					return d.Cmp(Request(p, res)) > 0
+				},
+			})
 		}
 	}
 	return out
@@ -210,9 +205,8 @@ func TestRankProperties(t *testing.T) {
 
 				// Permutation.
 				a, b := slices.Clone(pods), slices.Clone(got)
-				byUID := func(x, y *v1.Pod) int { return compareIdentity(x, y) }
-				slices.SortFunc(a, byUID)
-				slices.SortFunc(b, byUID)
+				slices.SortFunc(a, compareIdentity)
+				slices.SortFunc(b, compareIdentity)
 				samePointers(t, "permutation", a, b)
 
 				// Shuffle invariance.

@@ -96,21 +96,6 @@ func (o Options) computeQOS(pod *v1.Pod, defaulted bool) v1.PodQOSClass {
 	return class
 }
 
-// podLevelSet is HasPodLevelResources for one set of pod-level requirements.
-func podLevelSet(r *v1.ResourceRequirements) bool {
-	for name := range r.Requests {
-		if isPodLevelResource(name) {
-			return true
-		}
-	}
-	for name := range r.Limits {
-		if isPodLevelResource(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // requirementsQOS is the class of one set of requirements. With defaulted set a missing
 // request reads as the limit, as API defaulting would have filled it in; defaulting never
 // changes whether both maps are empty.

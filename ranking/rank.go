@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 const (
@@ -195,42 +196,41 @@ const (
 // biased maps a priority onto uint32 so that unsigned order is priority order.
 func biased(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
 
+// memoryKey fills k for p under memory pressure: the working set against the memory request.
 func (o Options) memoryKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
 	k.lead = biased(Priority(p))
-	u, found := lookup(usage, p)
-	if !found {
-		return
+	if u, found := lookup(usage, p); found {
+		req := o.Request(p, v1.ResourceMemory)
+		s.setExcess(k, quantityOf(u.MemoryWorkingSet), req, req)
 	}
-	k.lead |= leadFound
-	req := o.Request(p, v1.ResourceMemory)
-	use := quantityOf(u.MemoryWorkingSet)
-	if use.Cmp(req) <= 0 {
-		k.lead |= leadNotExceeded
-	}
-	use.Sub(req)
-	s.setMetric(k, use)
 }
 
+// diskKey fills k for p under pressure on res: the usage of res over src against the request
+// for res, less the ephemeral-storage request (upstream subtracts that one even for inodes).
 func (o Options) diskKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc, src Sources, res v1.ResourceName) {
 	k.lead = biased(Priority(p))
-	u, found := lookup(usage, p)
-	if !found {
-		return
+	if u, found := lookup(usage, p); found {
+		storage := o.Request(p, v1.ResourceEphemeralStorage)
+		req := storage
+		if res != v1.ResourceEphemeralStorage {
+			req = o.Request(p, res)
+		}
+		s.setExcess(k, DiskUsage(p, u, src, res), req, storage)
 	}
+}
+
+// setExcess completes the key of a pod with stats whose usage is use (the caller's to
+// consume): it exceeds when use is above req, and its metric is use - base.
+func (s *keyed) setExcess(k *key, use, req, base resource.Quantity) {
 	k.lead |= leadFound
-	use := DiskUsage(p, u, src, res)
-	storage := o.Request(p, v1.ResourceEphemeralStorage)
-	req := storage
-	if res != v1.ResourceEphemeralStorage {
-		req = o.Request(p, res)
-	}
 	if use.Cmp(req) <= 0 {
 		k.lead |= leadNotExceeded
 	}
-	use.Sub(storage)
+	use.Sub(base)
 	s.setMetric(k, use)
 }
 
+// pidKey fills k for p under PID pressure: priority, then stats found, then process count.
 func pidKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
 	k.lead = biased(Priority(p)) << 1
 	u, found := lookup(usage, p)

@@ -1,7 +1,6 @@
 package ranking
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -239,15 +238,23 @@ func TestMissingStats(t *testing.T) {
 		mustEqualNames(t, []string{"low-hog", "high-missing", "high-hog"}, pods)
 	})
 	t.Run("nil usage func and nil pods", func(t *testing.T) {
-		pods := []*v1.Pod{memPod("b", ""), nil, memPod("a", "", priority(-1))}
-		ForMemory(pods, nil)
-		assert.Equal(t, "a", pods[0].Name)
-		assert.Nil(t, pods[1])
-		assert.Equal(t, "b", pods[2].Name)
-		ForDisk(pods, nil, v1.ResourceEphemeralStorage)
-		ForPIDs(pods, nil)
+		// No pod has stats; a nil pod has priority 0, no priority for the descheduler, and
+		// sorts first among its ties.
+		a, b := memPod("a", "", priority(-1)), memPod("b", "")
+		kubelet := []*v1.Pod{a, nil, b}
+		for name, rank := range map[string]func([]*v1.Pod){
+			"memory": func(p []*v1.Pod) { ForMemory(p, nil) },
+			"disk":   func(p []*v1.Pod) { ForDisk(p, nil, v1.ResourceEphemeralStorage) },
+			"pids":   func(p []*v1.Pod) { ForPIDs(p, nil) },
+		} {
+			pods := []*v1.Pod{b, nil, a}
+			rank(pods)
+			require.Equal(t, kubelet, pods, name)
+		}
+		pods := []*v1.Pod{a, b, nil}
 		ByPriorityThenQoS(pods)
-		ForMemory(nil, nil)
+		require.Equal(t, []*v1.Pod{nil, b, a}, pods, "descheduler")
+		ForMemory(nil, nil) // an empty slice is fine
 	})
 }
 
@@ -424,7 +431,6 @@ func TestForSignal(t *testing.T) {
 			assert.False(t, ok)
 		})
 	}
-	assert.False(t, errors.Is(nil, ErrUnknownSignal))
 }
 
 // TestRankDoesNotModifyPods: sorting touches only the slice.

@@ -92,15 +92,17 @@ func Limit(pod *v1.Pod, name v1.ResourceName) (resource.Quantity, bool) {
 // one resource that pod-level resources support (cpu, memory, hugepages-*) (upstream:
 // component-helpers IsPodLevelResourcesSet).
 func HasPodLevelResources(pod *v1.Pod) bool {
-	if pod == nil || pod.Spec.Resources == nil {
-		return false
-	}
-	for name := range pod.Spec.Resources.Requests {
+	return pod != nil && pod.Spec.Resources != nil && podLevelSet(pod.Spec.Resources)
+}
+
+// podLevelSet is [HasPodLevelResources] for one set of pod-level requirements.
+func podLevelSet(r *v1.ResourceRequirements) bool {
+	for name := range r.Requests {
 		if isPodLevelResource(name) {
 			return true
 		}
 	}
-	for name := range pod.Spec.Resources.Limits {
+	for name := range r.Limits {
 		if isPodLevelResource(name) {
 			return true
 		}
