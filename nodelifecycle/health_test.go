@@ -379,6 +379,20 @@ func TestEvaluateDoesNotModifyInputs(t *testing.T) {
 	assert.Equal(t, readyCopy, *saved.Ready)
 }
 
+// TestEvaluateNilNode: a nil node is judged as an empty one (created at the zero time, no
+// conditions) where upstream would panic: past its startup grace, it is marked Unknown.
+func TestEvaluateNilNode(t *testing.T) {
+	h := Evaluate(nil, nil, nil, t0, noBreaker())
+	require.Equal(t, Expired, h.Verdict)
+	assert.Equal(t, DefaultConfig().StartupGracePeriod, h.Grace)
+	require.NotNil(t, h.Status)
+	require.Len(t, h.Status.Conditions, 4)
+	require.NotNil(t, h.Current)
+	assert.Equal(t, v1.ConditionUnknown, h.Current.Status)
+	assert.Equal(t, ReasonStatusNeverUpdated, h.Current.Reason)
+	assert.Equal(t, mt(t0), h.Current.LastTransitionTime)
+}
+
 func TestResetProbe(t *testing.T) {
 	p := &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: ptr(readyCond(v1.ConditionFalse, t0, t0)), Lease: savedLease("1", &t0)}
 	got := ResetProbe(p, at(time.Hour))
@@ -401,6 +415,11 @@ func TestHealthHelpers(t *testing.T) {
 	h.Status = &v1.NodeStatus{}
 	assert.Equal(t, at(time.Second), h.Saved(true).ProbeTime)
 	assert.Equal(t, t0, h.Saved(false).ProbeTime, "failed write keeps the refreshed probe")
+
+	x := readyCond(v1.ConditionTrue, t0, t0)
+	assert.True(t, sameCondition(nil, nil))
+	assert.False(t, sameCondition(&x, nil))
+	assert.False(t, sameCondition(nil, &x))
 
 	for v, s := range map[Verdict]string{Fresh: "Fresh", Expired: "Expired", NeedsLeaseCheck: "NeedsLeaseCheck", Skipped: "Skipped", Verdict(9): "Verdict(9)"} {
 		assert.Equal(t, s, v.String())

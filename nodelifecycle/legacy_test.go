@@ -55,6 +55,8 @@ func TestEvictionStateNext(t *testing.T) {
 		op   EvictionOp
 	}{
 		{Unmarked, EvictionDue, ToBeEvicted, OpEnqueue},
+		{Unmarked, EvictionCancel, Unmarked, OpDequeue},
+		{Unmarked, EvictionWait, Unmarked, OpNone},
 		{ToBeEvicted, EvictionDue, ToBeEvicted, OpEnqueue},
 		{Evicted, EvictionDue, Evicted, OpDeleteNow},
 		{Evicted, EvictionCancel, Unmarked, OpDequeue},
@@ -67,10 +69,18 @@ func TestEvictionStateNext(t *testing.T) {
 		assert.Equal(t, tc.to, to, "%v + %v", tc.from, tc.e)
 		assert.Equal(t, tc.op, op, "%v + %v", tc.from, tc.e)
 	}
-	assert.Equal(t, "EvictionState(9)", EvictionState(9).String())
-	assert.Equal(t, "PodEviction(9)", PodEviction(9).String())
-	assert.Equal(t, "EvictionOp(9)", EvictionOp(9).String())
-	assert.Equal(t, "DeleteNow", OpDeleteNow.String())
+}
+
+func TestLegacyStrings(t *testing.T) {
+	for e, s := range map[PodEviction]string{EvictionWait: "Wait", EvictionDue: "Due", EvictionCancel: "Cancel", PodEviction(9): "PodEviction(9)"} {
+		assert.Equal(t, s, e.String())
+	}
+	for st, s := range map[EvictionState]string{Unmarked: "Unmarked", ToBeEvicted: "ToBeEvicted", Evicted: "Evicted", EvictionState(9): "EvictionState(9)"} {
+		assert.Equal(t, s, st.String())
+	}
+	for op, s := range map[EvictionOp]string{OpNone: "None", OpEnqueue: "Enqueue", OpDeleteNow: "DeleteNow", OpDequeue: "Dequeue", EvictionOp(9): "EvictionOp(9)"} {
+		assert.Equal(t, s, op.String())
+	}
 }
 
 // beat posts each node's Ready status with a heartbeat at now, then runs a pass.

@@ -51,6 +51,7 @@ func (k ActionKind) String() string {
 // Action is the NoExecute decision for one node in one pass (upstream
 // processTaintBaseEviction).
 type Action struct {
+	// Kind says what to do.
 	Kind ActionKind
 	// ClearTombstone, for Enqueue: the node lacks the taint it is queued for, so remove it
 	// from the queue first; that clears the tombstone a previous successful taint left, which
@@ -75,26 +76,40 @@ func NoExecuteAction(node *v1.Node, ready *v1.NodeCondition) Action {
 	if ready == nil {
 		return Action{}
 	}
-	var list []v1.Taint
-	if node != nil {
-		list = node.Spec.Taints
-	}
-	notReady, unreachable := taints.NotReadyNoExecute(), taints.UnreachableNoExecute()
 	switch ready.Status {
-	case v1.ConditionFalse:
-		if taints.Exists(list, &unreachable) {
-			return Action{Kind: SwapToNotReady, Swap: Swap{Add: []v1.Taint{notReady}, Remove: []v1.Taint{unreachable}}}
-		}
-		return Action{Kind: Enqueue, ClearTombstone: !taints.Exists(list, &notReady)}
-	case v1.ConditionUnknown:
-		if taints.Exists(list, &notReady) {
-			return Action{Kind: SwapToUnreachable, Swap: Swap{Add: []v1.Taint{unreachable}, Remove: []v1.Taint{notReady}}}
-		}
-		return Action{Kind: Enqueue, ClearTombstone: !taints.Exists(list, &unreachable)}
 	case v1.ConditionTrue:
 		return MarkReachable(node)
+	case v1.ConditionFalse, v1.ConditionUnknown:
+		want, opposite := noExecuteTaintFor(ready.Status)
+		list := taintsOf(node)
+		if !taints.Exists(list, &opposite) {
+			return Action{Kind: Enqueue, ClearTombstone: !taints.Exists(list, &want)}
+		}
+		kind := SwapToNotReady
+		if ready.Status == v1.ConditionUnknown {
+			kind = SwapToUnreachable
+		}
+		return Action{Kind: kind, Swap: Swap{Add: []v1.Taint{want}, Remove: []v1.Taint{opposite}}}
 	}
 	return Action{}
+}
+
+// noExecuteTaintFor returns the NoExecute taint a node whose Ready status is s (False or
+// Unknown) must carry, and the opposite one it must not: not-ready and unreachable for False,
+// the reverse for Unknown.
+func noExecuteTaintFor(s v1.ConditionStatus) (want, opposite v1.Taint) {
+	if s == v1.ConditionFalse {
+		return taints.NotReadyNoExecute(), taints.UnreachableNoExecute()
+	}
+	return taints.UnreachableNoExecute(), taints.NotReadyNoExecute()
+}
+
+// taintsOf returns node's taints; none for a nil node.
+func taintsOf(node *v1.Node) []v1.Taint {
+	if node == nil {
+		return nil
+	}
+	return node.Spec.Taints
 }
 
 // MarkReachable returns the Untaint action for node: remove whichever of unreachable:NoExecute and
@@ -104,11 +119,9 @@ func NoExecuteAction(node *v1.Node, ready *v1.NodeCondition) Action {
 // toleration clock) and to every node when the cluster enters the all-zones-down mode.
 func MarkReachable(node *v1.Node) Action {
 	a := Action{Kind: Untaint}
-	if node == nil {
-		return a
-	}
+	list := taintsOf(node)
 	for _, t := range [...]v1.Taint{taints.UnreachableNoExecute(), taints.NotReadyNoExecute()} {
-		if taints.Exists(node.Spec.Taints, &t) {
+		if taints.Exists(list, &t) {
 			a.Swap.Remove = append(a.Swap.Remove, t)
 		}
 	}
@@ -124,30 +137,17 @@ func NoExecuteTaints(node *v1.Node, ready *v1.NodeCondition) (add, remove []v1.T
 	if ready == nil {
 		return nil, nil
 	}
-	var list []v1.Taint
-	if node != nil {
-		list = node.Spec.Taints
-	}
-	notReady, unreachable := taints.NotReadyNoExecute(), taints.UnreachableNoExecute()
-	var want, drop []v1.Taint
 	switch ready.Status {
-	case v1.ConditionFalse:
-		want, drop = []v1.Taint{notReady}, []v1.Taint{unreachable}
-	case v1.ConditionUnknown:
-		want, drop = []v1.Taint{unreachable}, []v1.Taint{notReady}
 	case v1.ConditionTrue:
-		drop = []v1.Taint{unreachable, notReady}
-	default:
-		return nil, nil
-	}
-	for i := range want {
-		if !taints.Exists(list, &want[i]) {
-			add = append(add, want[i])
+		return nil, MarkReachable(node).Swap.Remove
+	case v1.ConditionFalse, v1.ConditionUnknown:
+		want, opposite := noExecuteTaintFor(ready.Status)
+		list := taintsOf(node)
+		if !taints.Exists(list, &want) {
+			add = []v1.Taint{want}
 		}
-	}
-	for i := range drop {
-		if taints.Exists(list, &drop[i]) {
-			remove = append(remove, drop[i])
+		if taints.Exists(list, &opposite) {
+			remove = []v1.Taint{opposite}
 		}
 	}
 	return add, remove
@@ -182,12 +182,10 @@ func TaintQueued(node *v1.Node) QueueStep {
 	if ready == nil {
 		return QueueStep{RetryAfter: RetryQueued}
 	}
-	notReady, unreachable := taints.NotReadyNoExecute(), taints.UnreachableNoExecute()
 	switch ready.Status {
-	case v1.ConditionFalse:
-		return QueueStep{Swap: Swap{Add: []v1.Taint{notReady}, Remove: []v1.Taint{unreachable}}}
-	case v1.ConditionUnknown:
-		return QueueStep{Swap: Swap{Add: []v1.Taint{unreachable}, Remove: []v1.Taint{notReady}}}
+	case v1.ConditionFalse, v1.ConditionUnknown:
+		want, opposite := noExecuteTaintFor(ready.Status)
+		return QueueStep{Swap: Swap{Add: []v1.Taint{want}, Remove: []v1.Taint{opposite}}}
 	}
 	return QueueStep{Done: true}
 }

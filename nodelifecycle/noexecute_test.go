@@ -76,6 +76,12 @@ func TestNoExecuteTaints(t *testing.T) {
 	add, remove := NoExecuteTaints(mkNode("n", t0), nil)
 	assert.Nil(t, add)
 	assert.Nil(t, remove)
+	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionUnknown, t0, t0)))
+	assert.Equal(t, []v1.Taint{unreachable}, add, "a nil node has no taints")
+	assert.Nil(t, remove)
+	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionTrue, t0, t0)))
+	assert.Nil(t, add)
+	assert.Nil(t, remove)
 }
 
 // TestTaintQueued covers the queued action of timedqueue.md §3.5.
@@ -93,6 +99,7 @@ func TestTaintQueued(t *testing.T) {
 		{"Unknown: unreachable in, not-ready out", mkNode("n", t0, readyCond(v1.ConditionUnknown, t0, t0)),
 			QueueStep{Swap: Swap{Add: []v1.Taint{unreachable}, Remove: []v1.Taint{notReady}}}},
 		{"True again: done without tainting", mkNode("n", t0, readyCond(v1.ConditionTrue, t0, t0)), QueueStep{Done: true}},
+		{"another status string: done without tainting", mkNode("n", t0, readyCond("Maybe", t0, t0)), QueueStep{Done: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

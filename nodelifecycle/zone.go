@@ -195,7 +195,7 @@ func HandleDisruption(prev map[string]ZoneState, counts map[string]ZoneCounts, c
 		if s != ZoneFullDisruption {
 			allNow = false
 		}
-		if before, ok := prev[zone]; !ok || before != ZoneFullDisruption {
+		if prev[zone] != ZoneFullDisruption {
 			allBefore = false
 		}
 	}
@@ -212,16 +212,13 @@ func HandleDisruption(prev map[string]ZoneState, counts map[string]ZoneCounts, c
 		for zone := range t.States {
 			t.Rates[zone] = 0
 		}
-	case !allNow && allBefore:
-		t.Exited = true
+	case !allNow:
+		// Leaving the all-zones-down mode sets every zone's rate; otherwise only the zones
+		// whose state changed get a new one (a zone absent from prev has changed: its state
+		// is never "").
+		t.Exited = allBefore
 		for zone, s := range t.States {
-			if r, ok := ZoneRate(s, counts[zone].Size(), cfg); ok {
-				t.Rates[zone] = r
-			}
-		}
-	case !allNow && !allBefore:
-		for zone, s := range t.States {
-			if before, ok := prev[zone]; ok && before == s {
+			if !t.Exited && prev[zone] == s {
 				continue
 			}
 			if r, ok := ZoneRate(s, counts[zone].Size(), cfg); ok {

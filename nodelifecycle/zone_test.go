@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -225,13 +226,7 @@ func TestHandleDisruption(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var prevCopy map[string]ZoneState
-			if tc.prev != nil {
-				prevCopy = map[string]ZoneState{}
-				for k, v := range tc.prev {
-					prevCopy[k] = v
-				}
-			}
+			prevCopy := maps.Clone(tc.prev)
 			got := HandleDisruption(tc.prev, tc.counts, cfg)
 			assert.Equal(t, tc.states, got.States)
 			assert.Equal(t, tc.rates, got.Rates)
