@@ -62,67 +62,53 @@ func WithContainerFs(ts []Threshold, l Layout) ([]Threshold, error) {
 		sig  Signal
 		hard bool
 	}
+	isContainerFs := func(s Signal) bool { return s == ContainerFsAvailable || s == ContainerFsInodesFree }
 	srcAvail, srcInodes, derive := l.ContainerFsSource()
-	order := []slot{
-		{ContainerFsAvailable, true}, {ContainerFsAvailable, false},
-		{ContainerFsInodesFree, true}, {ContainerFsInodesFree, false},
+	var rename map[Signal]Signal // source signal → containerfs signal; nil derives nothing
+	if derive {
+		rename = map[Signal]Signal{srcAvail: ContainerFsAvailable, srcInodes: ContainerFsInodesFree}
 	}
-	source := map[slot]Signal{
-		order[0]: srcAvail, order[1]: srcAvail,
-		order[2]: srcInodes, order[3]: srcInodes,
-	}
-	derived := map[slot]Threshold{}
+	derived := map[slot]Threshold{} // the copy of the last source threshold of each slot
+	last := map[slot]int{}          // the index of the last user threshold of each slot
 	var errs []error
-	for _, t := range ts {
+	for i, t := range ts {
 		s := slot{t.Signal, t.IsHard()}
-		switch t.Signal {
-		case ContainerFsAvailable, ContainerFsInodesFree:
+		if isContainerFs(t.Signal) {
 			kind := "soft"
 			if s.hard {
 				kind = "hard"
 			}
 			errs = append(errs, fmt.Errorf("thresholds: found %s for %s eviction: %w", t.Signal, kind, ErrContainerFsOverride))
+			last[s] = i
 		}
-		if !derive {
-			continue
-		}
-		for _, d := range order {
-			if source[d] == t.Signal && d.hard == s.hard {
-				c := t
-				c.Signal = d.sig
-				if c.IsHard() {
-					c.GracePeriod = 0
-				}
-				derived[d] = c
-			}
+		if sig, ok := rename[t.Signal]; ok {
+			t.Signal = sig
+			derived[slot{sig, s.hard}] = t
 		}
 	}
-	// The last user threshold of each slot is replaced in place.
-	last := map[slot]int{}
+	out := make([]Threshold, 0, len(ts)+len(derived))
 	for i, t := range ts {
-		if t.Signal == ContainerFsAvailable || t.Signal == ContainerFsInodesFree {
-			last[slot{t.Signal, t.IsHard()}] = i
-		}
-	}
-	out := make([]Threshold, 0, len(ts)+len(order))
-	placed := map[slot]bool{}
-	for i, t := range ts {
-		s := slot{t.Signal, t.IsHard()}
-		if derive && (t.Signal == ContainerFsAvailable || t.Signal == ContainerFsInodesFree) {
+		if derive && isContainerFs(t.Signal) {
+			// The last user threshold of each slot is replaced in place; the
+			// others are dropped, where upstream leaves a placeholder that is
+			// never met (no source) or keeps the user value (not the last).
+			s := slot{t.Signal, t.IsHard()}
 			c, ok := derived[s]
 			if !ok || last[s] != i {
-				// Dropped: upstream leaves a placeholder that is never met
-				// (no source) or keeps the user value (not the last one).
 				continue
 			}
 			t = c
-			placed[s] = true
 		}
 		out = append(out, t)
 	}
-	for _, d := range order {
-		if c, ok := derived[d]; ok && !placed[d] {
-			out = append(out, c)
+	for _, d := range []slot{
+		{ContainerFsAvailable, true}, {ContainerFsAvailable, false},
+		{ContainerFsInodesFree, true}, {ContainerFsInodesFree, false},
+	} {
+		if _, replaced := last[d]; !replaced {
+			if c, ok := derived[d]; ok {
+				out = append(out, c)
+			}
 		}
 	}
 	return slices.Clip(out), errors.Join(errs...)

@@ -150,8 +150,10 @@ func TestWithContainerFsSplitDisabled(t *testing.T) {
 	assert.Nil(t, got)
 	assert.Contains(t, err.Error(), "KubeletSeparateDiskGC is turned off but we still have a split filesystem")
 
-	_, err = WithContainerFs(nil, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
+	imageFs := Threshold{Signal: ImageFsAvailable, Value: pv(0.15)}
+	got, err = WithContainerFs([]Threshold{imageFs}, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
 	require.NoError(t, err, "the gate only matters for split layouts")
+	assertThresholds(t, []Threshold{imageFs, {Signal: ContainerFsAvailable, Value: pv(0.15)}}, got)
 }
 
 func TestNodeReclaimActions(t *testing.T) {

@@ -285,13 +285,16 @@ func TestEvaluatorMultipleStarved(t *testing.T) {
 		PIDAvailable:     obs("1", "1000", t0),
 		ImageFsAvailable: obs("1", "10Gi", t0),
 	}
-	e.Observe(t0, o)
+	r := e.Observe(t0, o)
+	assertThresholds(t, ts, r.Met)
+	assertThresholds(t, ts[1:], r.Eligible) // the soft nodefs threshold is in its grace period
+	assert.Equal(t, PIDAvailable, r.Signal, "hard pid before hard imagefs: configuration order")
 	o2 := Observations{
 		NodeFsAvailable:  obs("1", "10Gi", t0.Add(time.Second)),
 		PIDAvailable:     obs("1", "1000", t0.Add(time.Second)),
 		ImageFsAvailable: obs("1", "10Gi", t0.Add(time.Second)),
 	}
-	r := e.Observe(t0.Add(time.Second), o2)
+	r = e.Observe(t0.Add(time.Second), o2)
 	assertThresholds(t, ts, r.Fresh)
 	assert.Equal(t, PIDAvailable, r.Signal)
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeDiskPressure, v1.NodePIDPressure}, r.Conditions)

@@ -102,6 +102,23 @@ func ExampleMet() {
 	// Output: 0 1
 }
 
+func ExampleMakeObservations() {
+	u := func(v uint64) *uint64 { return &v }
+	o := thresholds.MakeObservations(thresholds.Summary{
+		Memory: &thresholds.MemoryStats{AvailableBytes: u(1 << 30), WorkingSetBytes: u(3 << 30)},
+		NodeFs: &thresholds.FsStats{AvailableBytes: u(5 << 30), CapacityBytes: u(50 << 30), InodesFree: u(900), Inodes: u(1000)},
+	}, thresholds.Linux)
+	for _, s := range thresholds.Signals() {
+		if ob, ok := o[s]; ok {
+			fmt.Println(s, ob.Available, "of", ob.Capacity)
+		}
+	}
+	// Output:
+	// memory.available 1Gi of 4Gi
+	// nodefs.available 5Gi of 50Gi
+	// nodefs.inodesFree 900 of 1k
+}
+
 func ExampleStarvedResources() {
 	ts, _ := thresholds.ParseConfig(thresholds.Config{
 		Hard:            map[string]string{"pid.available": "100", "nodefs.available": "1Gi"},

@@ -1,6 +1,7 @@
 package thresholds
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -210,35 +211,39 @@ func parseStatements(flag string, m map[string]string) ([]Threshold, error) {
 // disabling values "0%" and "100%".
 func parseStatement(flag string, sig Signal, val string) (t Threshold, ok bool, err error) {
 	stmt := string(sig) + "<" + val
-	fail := func(sentinel error, format string, args ...any) (Threshold, bool, error) {
-		return Threshold{}, false, fmt.Errorf("thresholds: %s %q: %w: %s", flag, stmt, sentinel, fmt.Sprintf(format, args...))
-	}
 	if !sig.Valid() {
 		return Threshold{}, false, unsupported(flag, stmt, sig)
 	}
+	if val == "0%" || val == "100%" {
+		return Threshold{}, false, nil
+	}
+	v, err := parseValue(val)
+	switch {
+	case err != nil:
+	case v.Quantity != nil && v.Quantity.Sign() <= 0:
+		err = errors.New("must be positive")
+	case v.Quantity == nil && v.Percentage < 0:
+		err = errors.New("percentage must be >= 0%")
+	case v.Quantity == nil && v.Percentage > 1:
+		err = errors.New("percentage must be <= 100%")
+	}
+	if err != nil {
+		return Threshold{}, false, invalid(flag, stmt, ErrInvalidThreshold, err)
+	}
+	return Threshold{Signal: sig, Value: v}, true, nil
+}
+
+// parseValue parses a percentage (any text ending in '%') or a quantity.
+func parseValue(val string) (Value, error) {
 	if strings.HasSuffix(val, "%") {
-		if val == "0%" || val == "100%" {
-			return Threshold{}, false, nil
-		}
 		p, err := parsePercentage(val)
-		switch {
-		case err != nil:
-			return fail(ErrInvalidThreshold, "%v", err)
-		case p < 0:
-			return fail(ErrInvalidThreshold, "percentage must be >= 0%%")
-		case p > 1:
-			return fail(ErrInvalidThreshold, "percentage must be <= 100%%")
-		}
-		return Threshold{Signal: sig, Value: Value{Percentage: p}}, true, nil
+		return Value{Percentage: p}, err
 	}
 	q, err := resource.ParseQuantity(val)
 	if err != nil {
-		return fail(ErrInvalidThreshold, "%v", err)
+		return Value{}, err
 	}
-	if q.Sign() <= 0 {
-		return fail(ErrInvalidThreshold, "must be positive")
-	}
-	return Threshold{Signal: sig, Value: Value{Quantity: &q}}, true, nil
+	return Value{Quantity: &q}, nil
 }
 
 // parsePercentage strips every trailing '%', parses a 32-bit float and
@@ -256,58 +261,53 @@ func parsePercentage(s string) (float32, error) {
 }
 
 func parseGracePeriods(m map[string]string) (map[Signal]time.Duration, error) {
-	out := make(map[Signal]time.Duration, len(m))
+	return parseEntries("eviction-soft-grace-period", m, ErrInvalidGracePeriod, func(val string) (time.Duration, error) {
+		d, err := time.ParseDuration(val)
+		if err == nil && d < 0 {
+			err = errors.New("must be a positive value")
+		}
+		return d, err
+	})
+}
+
+func parseMinReclaims(m map[string]string) (map[Signal]Value, error) {
+	return parseEntries("eviction-minimum-reclaim", m, ErrInvalidMinReclaim, func(val string) (Value, error) {
+		v, err := parseValue(val)
+		switch {
+		case err != nil:
+		case v.Quantity != nil && v.Quantity.Sign() < 0:
+			err = errors.New("must not be negative")
+		case v.Quantity == nil && v.Percentage <= 0:
+			err = errors.New("percentage must be positive")
+		}
+		return v, err
+	})
+}
+
+// parseEntries parses the "signal=value" entries of a grace-period or
+// minimum-reclaim map in key order; the first unknown signal or value that
+// parse rejects aborts it with an error wrapping ErrUnsupportedSignal or
+// sentinel.
+func parseEntries[T any](flag string, m map[string]string, sentinel error, parse func(val string) (T, error)) (map[Signal]T, error) {
+	out := make(map[Signal]T, len(m))
 	for _, k := range sortedKeys(m) {
 		sig, val := Signal(k), m[k]
-		fail := func(sentinel error, detail string) error {
-			return fmt.Errorf("thresholds: eviction-soft-grace-period %q: %w: %s", k+"="+val, sentinel, detail)
-		}
 		if !sig.Valid() {
-			return nil, unsupported("eviction-soft-grace-period", k+"="+val, sig)
+			return nil, unsupported(flag, k+"="+val, sig)
 		}
-		d, err := time.ParseDuration(val)
+		v, err := parse(val)
 		if err != nil {
-			return nil, fail(ErrInvalidGracePeriod, err.Error())
+			return nil, invalid(flag, k+"="+val, sentinel, err)
 		}
-		if d < 0 {
-			return nil, fail(ErrInvalidGracePeriod, "must be a positive value")
-		}
-		out[sig] = d
+		out[sig] = v
 	}
 	return out, nil
 }
 
-func parseMinReclaims(m map[string]string) (map[Signal]Value, error) {
-	out := make(map[Signal]Value, len(m))
-	for _, k := range sortedKeys(m) {
-		sig, val := Signal(k), m[k]
-		fail := func(sentinel error, detail string) error {
-			return fmt.Errorf("thresholds: eviction-minimum-reclaim %q: %w: %s", k+"="+val, sentinel, detail)
-		}
-		if !sig.Valid() {
-			return nil, unsupported("eviction-minimum-reclaim", k+"="+val, sig)
-		}
-		if strings.HasSuffix(val, "%") {
-			p, err := parsePercentage(val)
-			switch {
-			case err != nil:
-				return nil, fail(ErrInvalidMinReclaim, err.Error())
-			case p <= 0:
-				return nil, fail(ErrInvalidMinReclaim, "percentage must be positive")
-			}
-			out[sig] = Value{Percentage: p}
-			continue
-		}
-		q, err := resource.ParseQuantity(val)
-		if err != nil {
-			return nil, fail(ErrInvalidMinReclaim, err.Error())
-		}
-		if q.Sign() < 0 {
-			return nil, fail(ErrInvalidMinReclaim, "must not be negative")
-		}
-		out[sig] = Value{Quantity: &q}
-	}
-	return out, nil
+// invalid builds the error for an entry whose value is rejected: it wraps
+// sentinel and ends in detail, which is not wrapped.
+func invalid(flag, entry string, sentinel, detail error) error {
+	return fmt.Errorf("thresholds: %s %q: %w: %v", flag, entry, sentinel, detail)
 }
 
 // unsupported builds the error for an unknown signal; its text ends in the

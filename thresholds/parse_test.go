@@ -2,6 +2,7 @@ package thresholds
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -466,24 +467,13 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hard := maps2(tc.c.Hard)
+			hard := maps.Clone(tc.c.Hard)
 			got, err := ParseConfig(tc.c)
 			require.NoError(t, err)
 			assertThresholds(t, tc.want, got)
 			assert.Equal(t, hard, tc.c.Hard, "merge must not modify the caller's map")
 		})
 	}
-}
-
-func maps2(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func TestParseConfigAllocatableCopies(t *testing.T) {
@@ -494,8 +484,8 @@ func TestParseConfigAllocatableCopies(t *testing.T) {
 		{Signal: MemoryAvailable, Value: qv("200Mi"), MinReclaim: mr(qv("1Gi"))},
 		{Signal: MemoryAvailable, Value: qv("300Mi"), GracePeriod: time.Minute},
 	}
-	got := withAllocatable(append([]Threshold(nil), in...))
-	want := append(append([]Threshold(nil), in...),
+	got := withAllocatable(slices.Clone(in))
+	want := append(slices.Clone(in),
 		Threshold{Signal: AllocatableMemoryAvailable, Value: qv("150Mi"), MinReclaim: mr(qv("0"))},
 		Threshold{Signal: AllocatableMemoryAvailable, Value: qv("200Mi"), MinReclaim: mr(qv("1Gi"))},
 	)

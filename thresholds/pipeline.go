@@ -6,7 +6,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ImmediateEvictionGracePeriodSeconds is the kill grace period, in seconds,
@@ -34,25 +33,11 @@ func isMet(t Threshold, ob Observation, enforceMinReclaim bool) bool {
 	if !t.Signal.Valid() {
 		return false
 	}
-	q := resolve(t.Value, ob.Capacity)
+	q := t.Value.Resolve(ob.Capacity)
 	if enforceMinReclaim && t.MinReclaim != nil {
-		q.Add(resolve(*t.MinReclaim, ob.Capacity))
+		q.Add(t.MinReclaim.Resolve(ob.Capacity))
 	}
 	return q.Cmp(*ob.Available) > 0
-}
-
-// resolve is [Value.Resolve] without allocating for percentages.
-func resolve(v Value, capacity *resource.Quantity) resource.Quantity {
-	if v.Quantity != nil {
-		return v.Quantity.DeepCopy()
-	}
-	var c int64
-	if capacity != nil {
-		c = capacity.Value()
-	}
-	q := resource.Quantity{Format: resource.BinarySI}
-	q.Set(percentOf(c, v.Percentage))
-	return q
 }
 
 // appendSized appends t to out, allocating room for at most rest elements

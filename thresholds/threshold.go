@@ -3,7 +3,6 @@ package thresholds
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -27,7 +26,16 @@ type Value struct {
 // 104857601, one more than the exact value. A nil capacity counts as zero.
 // Resolve never modifies v or capacity.
 func (v Value) Resolve(capacity *resource.Quantity) resource.Quantity {
-	return resolve(v, capacity)
+	if v.Quantity != nil {
+		return v.Quantity.DeepCopy()
+	}
+	var c int64
+	if capacity != nil {
+		c = capacity.Value()
+	}
+	q := resource.Quantity{Format: resource.BinarySI}
+	q.Set(percentOf(c, v.Percentage))
+	return q
 }
 
 // percentOf computes the kubelet's percentage resolution. Out-of-range
@@ -174,9 +182,5 @@ func (t Threshold) Equal(u Threshold) bool {
 // "memory.available<100Mi". Grace period and minimum reclaim live in other
 // flags and are not part of the text.
 func (t Threshold) String() string {
-	var b strings.Builder
-	b.WriteString(string(t.Signal))
-	b.WriteByte('<')
-	b.WriteString(t.Value.String())
-	return b.String()
+	return string(t.Signal) + "<" + t.Value.String()
 }
