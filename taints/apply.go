@@ -2,6 +2,7 @@ package taints
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -54,7 +55,7 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 	var conflicts []string
 	for i := range add {
 		for j := range remove {
-			if add[i].Key == remove[j].Key && (remove[j].Effect == "" || remove[j].Effect == add[i].Effect) {
+			if drops(&remove[j], &add[i]) {
 				conflicts = append(conflicts, remove[j].Key+"="+string(remove[j].Effect))
 			}
 		}
@@ -80,11 +81,9 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 	var errs []error
 	removed := false
 	for i := range remove {
-		if remove[i].Effect != "" {
-			out, removed = dropMatching(out, &remove[i])
-		} else {
-			out, removed = dropKey(out, remove[i].Key)
-		}
+		n := len(out)
+		out = slices.DeleteFunc(out, func(t v1.Taint) bool { return drops(&remove[i], &t) })
+		removed = len(out) != n
 		if !removed {
 			errs = append(errs, newError(ErrNotFound, fmt.Sprintf("taint %q not found", Format(remove[i]))))
 		}
@@ -102,29 +101,8 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 	}
 }
 
-// dropMatching removes the elements with t's (Key, Effect) from list in place.
-func dropMatching(list []v1.Taint, t *v1.Taint) ([]v1.Taint, bool) {
-	n := len(list)
-	list = deleteFunc(list, func(x *v1.Taint) bool { return Match(x, t) })
-	return list, len(list) != n
-}
-
-// dropKey removes the elements with the key from list in place.
-func dropKey(list []v1.Taint, key string) ([]v1.Taint, bool) {
-	n := len(list)
-	list = deleteFunc(list, func(x *v1.Taint) bool { return x.Key == key })
-	return list, len(list) != n
-}
-
-// deleteFunc is slices.DeleteFunc on element pointers; it clears the tail it frees.
-func deleteFunc(list []v1.Taint, del func(*v1.Taint) bool) []v1.Taint {
-	j := 0
-	for i := range list {
-		if !del(&list[i]) {
-			list[j] = list[i]
-			j++
-		}
-	}
-	clear(list[j:])
-	return list[:j]
+// drops reports whether the removal r ("key-", "key:Effect-") takes taint t off a node: same
+// key and, when r has an effect, same effect. An addition that a removal drops is a conflict.
+func drops(r, t *v1.Taint) bool {
+	return r.Key == t.Key && (r.Effect == "" || r.Effect == t.Effect)
 }

@@ -92,3 +92,19 @@ func ExampleForCondition() {
 	// node.kubernetes.io/unreachable:NoSchedule,node.kubernetes.io/pid-pressure:NoSchedule
 	// false
 }
+
+func ExampleValidateList() {
+	errs := taints.ValidateList([]v1.Taint{
+		{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule},
+		{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}, // same key and effect
+		{Key: "maintenance"}, // no effect
+	}, nil)
+	for _, err := range errs {
+		fmt.Println(err)
+	}
+	fmt.Println(taints.Validate(v1.Taint{Key: "maintenance"})) // the lighter check allows it
+	// Output:
+	// metadata.taints[1]: Duplicate value: {"key":"dedicated","value":"db","effect":"NoSchedule"}: taints must be unique by key and effect pair
+	// metadata.taints[2].effect: Required value
+	// <nil>
+}

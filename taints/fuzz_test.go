@@ -9,7 +9,10 @@ import (
 var sentinels = []error{ErrInvalidSpec, ErrInvalidKey, ErrInvalidValue, ErrInvalidEffect, ErrDuplicate, ErrConflict, ErrAlreadyExists, ErrNotFound}
 
 // checkOneSentinel fails unless err wraps exactly one sentinel.
-func checkOneSentinel(t *testing.T, err error) {
+func checkOneSentinel(t interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}, err error) {
 	t.Helper()
 	n := 0
 	for _, s := range sentinels {

@@ -44,28 +44,23 @@ const (
 // condition types or status strings, yields false.
 func ForCondition(cond v1.NodeConditionType, status v1.ConditionStatus) (v1.Taint, bool) {
 	key := ""
-	switch cond {
-	case v1.NodeReady:
+	switch {
+	case cond == v1.NodeReady:
 		switch status {
 		case v1.ConditionFalse:
 			key = KeyNotReady
 		case v1.ConditionUnknown:
 			key = KeyUnreachable
 		}
-	case v1.NodeMemoryPressure:
-		if status == v1.ConditionTrue {
+	case status == v1.ConditionTrue:
+		switch cond {
+		case v1.NodeMemoryPressure:
 			key = KeyMemoryPressure
-		}
-	case v1.NodeDiskPressure:
-		if status == v1.ConditionTrue {
+		case v1.NodeDiskPressure:
 			key = KeyDiskPressure
-		}
-	case v1.NodePIDPressure:
-		if status == v1.ConditionTrue {
+		case v1.NodePIDPressure:
 			key = KeyPIDPressure
-		}
-	case v1.NodeNetworkUnavailable:
-		if status == v1.ConditionTrue {
+		case v1.NodeNetworkUnavailable:
 			key = KeyNetworkUnavailable
 		}
 	}

@@ -123,7 +123,7 @@ func TestPropertyListOperations(t *testing.T) {
 	})
 }
 
-func TestPropertyApplyDoesNotMutate(t *testing.T) {
+func TestPropertyApply(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		node := rapid.SliceOfN(genSmallTaint(), 0, 5).Draw(t, "node")
 		add := rapid.SliceOfN(genSmallTaint(), 0, 3).Draw(t, "add")
@@ -135,10 +135,14 @@ func TestPropertyApplyDoesNotMutate(t *testing.T) {
 			t.Fatalf("Apply mutated its inputs")
 		}
 		if err != nil {
+			checkOneSentinel(t, err)
+			if got != nil || op != "" {
+				t.Fatalf("error %v with result %v, %q", err, got, op)
+			}
 			return
 		}
-		if op == "" {
-			t.Fatalf("no operation")
+		if op == "" || overwrite && op != Modified {
+			t.Fatalf("operation %q with overwrite=%v", op, overwrite)
 		}
 		for i := range add {
 			if !Exists(got, &add[i]) {
@@ -146,8 +150,27 @@ func TestPropertyApplyDoesNotMutate(t *testing.T) {
 			}
 		}
 		for i := range remove {
-			if remove[i].Effect == "" && KeyExists(got, remove[i].Key) || remove[i].Effect != "" && Exists(got, &remove[i]) {
-				t.Fatalf("removal %+v still in %v", remove[i], got)
+			for j := range got {
+				if drops(&remove[i], &got[j]) {
+					t.Fatalf("removal %+v left %+v in %v", remove[i], got[j], got)
+				}
+			}
+		}
+		// Nothing appears from nowhere, and the first node taint of an identity that no addition
+		// replaces and no removal drops stays as it was (later duplicates go).
+		equalTo := func(x v1.Taint) func(v1.Taint) bool { return func(y v1.Taint) bool { return Equal(&x, &y) } }
+		for i := range got {
+			if !slices.ContainsFunc(add, equalTo(got[i])) && !slices.ContainsFunc(node, equalTo(got[i])) {
+				t.Fatalf("%+v in %v is neither an addition nor a node taint", got[i], got)
+			}
+		}
+		for i := range node {
+			if Exists(node[:i], &node[i]) || Exists(add, &node[i]) ||
+				slices.ContainsFunc(remove, func(r v1.Taint) bool { return drops(&r, &node[i]) }) {
+				continue
+			}
+			if !slices.ContainsFunc(got, equalTo(node[i])) {
+				t.Fatalf("node taint %+v lost: %v", node[i], got)
 			}
 		}
 		if len(got) > 0 && len(node) > 0 && &got[0] == &node[0] {

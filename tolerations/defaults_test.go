@@ -43,7 +43,7 @@ func TestWithDefaultSeconds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := cloneTols(tc.tols)
+			before := deepClone(tc.tols)
 			got, changed := WithDefaultSeconds(tc.tols, tc.opts)
 			assert.Equal(t, tc.wantChanged, changed)
 			assert.Equal(t, tc.want, got)
@@ -108,7 +108,7 @@ func TestDaemonSet(t *testing.T) {
 
 func TestWithDaemonSet(t *testing.T) {
 	tols := []v1.Toleration{tol("app", equal, "x", noSched), tol(taints.KeyNotReady, exists, "", noExec, 300)}
-	before := cloneTols(tols)
+	before := deepClone(tols)
 	got := WithDaemonSet(tols, false)
 	assert.Equal(t, before, tols)
 	assert.Equal(t, []v1.Toleration{
@@ -143,7 +143,7 @@ func TestAddOrUpdate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := cloneTols(tc.tols)
+			before := deepClone(tc.tols)
 			got, changed := AddOrUpdate(tc.tols, &tc.add)
 			assert.Equal(t, tc.wantChanged, changed)
 			assert.Equal(t, tc.want, got)

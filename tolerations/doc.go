@@ -21,7 +21,7 @@
 //   - Inputs are never modified; returned lists are fresh slices.
 //   - [Tolerates], [AnyTolerates], [FindUntolerated], [MinTolerationTime] and
 //     [NoExecuteDecision] allocate nothing. [Matching] allocates its result once, and nothing
-//     when a taint is not tolerated. All are O(taints × tolerations).
+//     when a taint is not tolerated (for up to 32 taints). All are O(taints × tolerations).
 //   - Nothing panics: nil pointers tolerate nothing, malformed Lt/Gt numbers never match.
 //
 // # Matching

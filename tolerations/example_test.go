@@ -139,3 +139,32 @@ func ExampleWithDefaultSeconds() {
 	// node.kubernetes.io/unreachable  700
 	// node.kubernetes.io/not-ready NoExecute 300
 }
+
+func ExampleAnyTolerates() {
+	taint := v1.Taint{Key: taints.KeyNotReady, Effect: v1.TaintEffectNoExecute}
+	tols := []v1.Toleration{
+		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "gpu"},
+		{Key: taints.KeyNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+	}
+	fmt.Println(tolerations.AnyTolerates(tols, &taint, tolerations.Options{}))
+	fmt.Println(tolerations.AnyTolerates(tols[:1], &taint, tolerations.Options{}))
+	// Output:
+	// true
+	// false
+}
+
+func ExampleValidate() {
+	errs := tolerations.Validate([]v1.Toleration{
+		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "gpu"},            // valid
+		{Operator: v1.TolerationOpEqual, Value: "x"},                                // empty key needs Exists
+		{Key: "sla", Operator: v1.TolerationOpGt, Value: "950"},                     // Gt needs the gate
+		{Key: "k", Operator: v1.TolerationOpExists, TolerationSeconds: seconds(60)}, // seconds need NoExecute
+	}, nil, tolerations.Options{})
+	for _, err := range errs {
+		fmt.Println(err.Type, err.Field)
+	}
+	// Output:
+	// Invalid value spec.tolerations[1].operator
+	// Unsupported value spec.tolerations[2].operator
+	// Invalid value spec.tolerations[3].effect
+}

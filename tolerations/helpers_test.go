@@ -29,24 +29,18 @@ func taint(key, value string, effect v1.TaintEffect) v1.Taint {
 	return v1.Taint{Key: key, Value: value, Effect: effect}
 }
 
-func cloneTols(tols []v1.Toleration) []v1.Toleration {
-	if tols == nil {
+// deepClone returns a deep copy of list (nil stays nil), so that comparing with it later also
+// catches a change made through a pointer field (TolerationSeconds, TimeAdded).
+func deepClone[T any, PT interface {
+	*T
+	DeepCopyInto(*T)
+}](list []T) []T {
+	if list == nil {
 		return nil
 	}
-	out := make([]v1.Toleration, len(tols))
-	for i := range tols {
-		tols[i].DeepCopyInto(&out[i])
-	}
-	return out
-}
-
-func cloneTaints(ts []v1.Taint) []v1.Taint {
-	if ts == nil {
-		return nil
-	}
-	out := make([]v1.Taint, len(ts))
-	for i := range ts {
-		ts[i].DeepCopyInto(&out[i])
+	out := make([]T, len(list))
+	for i := range list {
+		PT(&list[i]).DeepCopyInto(&out[i])
 	}
 	return out
 }

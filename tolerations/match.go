@@ -107,35 +107,26 @@ func NoScheduleOrNoExecute(t *v1.Taint) bool {
 //
 // Only the first tolerating toleration counts, so the order of tols matters: it decides
 // which TolerationSeconds [MinTolerationTime] sees (see the package example). The entries of
-// used are shallow copies of tols' elements (TolerationSeconds pointers are shared). Matching
-// allocates the result slice once when every taint is tolerated, and nothing otherwise.
+// used are shallow copies of tols' elements (TolerationSeconds pointers are shared). For up to
+// 32 taints Matching allocates the result slice once when every taint is tolerated, and
+// nothing otherwise; beyond that it also allocates an index buffer.
 func Matching(taints []v1.Taint, tols []v1.Toleration, opts Options) (used []v1.Toleration, all bool) {
-	if len(taints) == 0 {
-		return []v1.Toleration{}, true
-	}
+	// Remember indices (on the stack for short lists) so that a failed match allocates nothing.
+	var buf [maxStackTaints]int
+	idx := buf[:0]
 	if len(taints) > maxStackTaints {
-		used = make([]v1.Toleration, 0, len(taints))
-		for i := range taints {
-			j := firstTolerating(tols, &taints[i], opts)
-			if j < 0 {
-				return []v1.Toleration{}, false
-			}
-			used = append(used, tols[j])
-		}
-		return used, true
+		idx = make([]int, 0, len(taints))
 	}
-	// Remember indices on the stack so that a failed match allocates nothing.
-	var idx [maxStackTaints]int
 	for i := range taints {
 		j := firstTolerating(tols, &taints[i], opts)
 		if j < 0 {
 			return []v1.Toleration{}, false
 		}
-		idx[i] = j
+		idx = append(idx, j)
 	}
-	used = make([]v1.Toleration, len(taints))
-	for i := range used {
-		used[i] = tols[idx[i]]
+	used = make([]v1.Toleration, len(idx))
+	for i, j := range idx {
+		used[i] = tols[j]
 	}
 	return used, true
 }

@@ -156,7 +156,7 @@ func TestMatching(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := cloneTols(tc.tols)
+			before := deepClone(tc.tols)
 			used, all := Matching(tc.taints, tc.tols, Options{})
 			assert.Equal(t, tc.wantAll, all)
 			assert.NotNil(t, used)
@@ -167,7 +167,7 @@ func TestMatching(t *testing.T) {
 }
 
 func TestMatchingManyTaints(t *testing.T) {
-	// More taints than the stack buffer holds takes the other path; same results.
+	// More taints than the stack buffer holds: the indices go to the heap; same results.
 	var taints []v1.Taint
 	for i := range 3 * maxStackTaints {
 		taints = append(taints, taint("k", strconv.Itoa(i), noExec))

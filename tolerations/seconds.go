@@ -11,6 +11,10 @@ import (
 // maxSeconds is the largest number of seconds that fits in a time.Duration.
 const maxSeconds = math.MaxInt64 / int64(time.Second)
 
+// noSeconds starts a [foldSeconds] minimum: no TolerationSeconds seen yet, which
+// [secondsDuration] reads as forever.
+const noSeconds int64 = math.MaxInt64
+
 // MinTolerationTime returns how long the given tolerations let a pod stay on a node with
 // NoExecute taints, as upstream's taint eviction computes it from the tolerations [Matching]
 // used:
@@ -29,21 +33,29 @@ func MinTolerationTime(tols []v1.Toleration) (d time.Duration, forever bool) {
 	if len(tols) == 0 {
 		return 0, false
 	}
-	minSec := int64(math.MaxInt64)
+	m := noSeconds
 	for i := range tols {
-		s := tols[i].TolerationSeconds
-		if s == nil {
-			continue
-		}
-		if *s <= 0 {
-			return 0, false
-		}
-		minSec = min(minSec, *s)
+		m = foldSeconds(m, tols[i].TolerationSeconds)
 	}
-	if minSec > maxSeconds {
-		return 0, true // all nil, or too large for a Duration
+	return secondsDuration(m)
+}
+
+// foldSeconds folds one TolerationSeconds into the running minimum m: nil leaves m as it is,
+// a value ≤ 0 makes it 0 for good (no wait, whatever follows).
+func foldSeconds(m int64, s *int64) int64 {
+	if s == nil {
+		return m
 	}
-	return time.Duration(minSec) * time.Second, false
+	return min(m, max(*s, 0))
+}
+
+// secondsDuration turns a [foldSeconds] minimum into [MinTolerationTime]'s result: forever
+// when no seconds were seen or the minimum is too large for a time.Duration.
+func secondsDuration(m int64) (d time.Duration, forever bool) {
+	if m > maxSeconds {
+		return 0, true
+	}
+	return time.Duration(m) * time.Second, false
 }
 
 // DecisionKind says whether and when taint eviction evicts a pod.
@@ -105,37 +117,22 @@ func (d Decision) String() string {
 // skip nodes without NoExecute taints): given an empty list its code would cancel and then
 // evict at once. NoExecuteDecision does not allocate.
 func NoExecuteDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) Decision {
-	seen := false
-	evictNow := false // some used toleration has seconds ≤ 0
-	minSec := int64(math.MaxInt64)
+	m := noSeconds // no NoExecute taint leaves it there too: Never
 	for i := range taints {
 		t := &taints[i]
 		if t.Effect != v1.TaintEffectNoExecute {
 			continue
 		}
-		seen = true
 		j := firstTolerating(tols, t, opts)
 		if j < 0 {
 			return Decision{Kind: EvictNow}
 		}
-		if s := tols[j].TolerationSeconds; s != nil {
-			if *s <= 0 {
-				evictNow = true
-			} else {
-				minSec = min(minSec, *s)
-			}
-		}
+		m = foldSeconds(m, tols[j].TolerationSeconds)
 	}
-	switch {
-	case !seen:
-		return Decision{Kind: Never}
-	case evictNow:
-		return Decision{Kind: EvictAfter, Delay: 0}
-	case minSec > maxSeconds:
-		return Decision{Kind: Never}
-	default:
-		return Decision{Kind: EvictAfter, Delay: time.Duration(minSec) * time.Second}
+	if d, forever := secondsDuration(m); !forever {
+		return Decision{Kind: EvictAfter, Delay: d}
 	}
+	return Decision{Kind: Never}
 }
 
 // NoExecuteTaints returns the taints with effect NoExecute, in order, in a fresh non-nil
