@@ -144,7 +144,7 @@ func BenchmarkRank(b *testing.B) {
 			work := make([]*v1.Pod, n)
 			name := fmt.Sprintf("signal=%s/pods=%d", signal, n)
 			b.Run(name+"/upstream", func(b *testing.B) {
-				stats, fn := p.upstreamStats(), rank[evictionSignal(signal)]
+				stats, fn := p.upstreamStats(), rank[evictionapi.Signal(signal)]
 				b.ReportAllocs()
 				for b.Loop() {
 					copy(work, p.pods)
@@ -405,16 +405,7 @@ func BenchmarkTimedQueue(b *testing.B) {
 				}
 			}
 		}
-		perItem := bytesPerItem(add, n)
-		cancel()
-		b.ReportAllocs()
-		for b.Loop() {
-			add()
-			cancel()
-		}
-		// After the loop: b.Loop's first call resets the timer, which
-		// drops metrics reported before it.
-		b.ReportMetric(perItem, "B/item")
+		benchAddCancel(b, add, cancel, n)
 	})
 	b.Run("items=1M/evictkit", func(b *testing.B) {
 		q := timedqueue.New(func(context.Context, string, time.Time) error { return nil })
@@ -433,27 +424,28 @@ func BenchmarkTimedQueue(b *testing.B) {
 				}
 			}
 		}
-		perItem := bytesPerItem(add, n)
-		cancel()
-		b.ReportAllocs()
-		for b.Loop() {
-			add()
-			cancel()
-		}
-		// After the loop: b.Loop's first call resets the timer, which
-		// drops metrics reported before it.
-		b.ReportMetric(perItem, "B/item")
+		benchAddCancel(b, add, cancel, n)
 	})
 }
 
-// bytesPerItem runs add (which queues n items) and returns the growth of
-// the live heap per item.
-func bytesPerItem(add func(), n int) float64 {
+// benchAddCancel times add (which queues n items) followed by cancel
+// (which cancels them all), and reports the growth of the live heap per
+// queued item, measured once before the loop.
+func benchAddCancel(b *testing.B, add, cancel func(), n int) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	add()
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	perItem := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		add()
+		cancel()
+	}
+	// After the loop: b.Loop's first call resets the timer, which drops
+	// metrics reported before it.
+	b.ReportMetric(perItem, "B/item")
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
 )
 
@@ -49,4 +52,16 @@ func show(v any) string {
 		return fmt.Sprintf("%+v", v)
 	}
 	return string(b)
+}
+
+// withGate runs f once for each of values of upstream's process-wide
+// feature gate, in a subtest named name=value, with the gate set for the
+// upstream functions that read it.
+func withGate(t *testing.T, gate featuregate.Feature, name string, values []bool, f func(t *testing.T, on bool)) {
+	for _, on := range values {
+		t.Run(fmt.Sprintf("%s=%v", name, on), func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, gate, on)
+			f(t, on)
+		})
+	}
 }

@@ -16,7 +16,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientsetfake "k8s.io/client-go/kubernetes/fake"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
@@ -24,7 +23,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/flowcontrol"
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	nodetopology "k8s.io/component-helpers/node/topology"
 	"k8s.io/kubernetes/pkg/controller/nodelifecycle"
 	nodescheduler "k8s.io/kubernetes/pkg/controller/nodelifecycle/scheduler"
@@ -34,6 +32,7 @@ import (
 
 	"github.com/evictkit/eviction/conformance/internal/gen"
 	ours "github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 )
 
@@ -61,20 +60,21 @@ func readyConditions(t *rapid.T) []*v1.NodeCondition {
 	n := rapid.IntRange(0, 40).Draw(t, "nodes")
 	out := make([]*v1.NodeCondition, n)
 	for i := range out {
-		status := rapid.SampledFrom([]v1.ConditionStatus{"", v1.ConditionTrue, v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown, "true"}).Draw(t, "status")
-		if status != "" {
-			out[i] = &v1.NodeCondition{Type: v1.NodeReady, Status: status}
+		if rapid.IntRange(0, 5).Draw(t, "condition?") > 0 {
+			out[i] = &v1.NodeCondition{Type: v1.NodeReady, Status: gen.ConditionStatus().Draw(t, "status")}
 		}
 	}
 	return out
 }
 
+// zoneConfig draws the zone settings of a configuration. No rate is 1:
+// see TestHandleDisruption.
 func zoneConfig(t *rapid.T) ours.Config {
 	cfg := ours.DefaultConfig()
 	cfg.UnhealthyZoneThreshold = rapid.SampledFrom([]float32{0, 0.1, 0.3, 0.55, 0.75, 1}).Draw(t, "unhealthyZoneThreshold")
-	cfg.EvictionRate = rapid.SampledFrom([]float32{0.1, 1, 5.5}).Draw(t, "evictionRate")
+	cfg.EvictionRate = rapid.SampledFrom([]float32{0, 0.1, 5.5}).Draw(t, "evictionRate")
 	cfg.SecondaryEvictionRate = rapid.SampledFrom([]float32{0, 0.01, 0.5}).Draw(t, "secondaryEvictionRate")
-	cfg.LargeClusterThreshold = int32(rapid.SampledFrom([]int{0, 3, 10, 50}).Draw(t, "largeClusterThreshold"))
+	cfg.LargeClusterThreshold = int32(rapid.SampledFrom([]int{0, 3, 4, 10, 50}).Draw(t, "largeClusterThreshold"))
 	return cfg
 }
 
@@ -130,7 +130,7 @@ func conditionNode(t *rapid.T) *v1.Node {
 		v1.NodePIDPressure, v1.NodeNetworkUnavailable, "Other"} {
 		if rapid.IntRange(0, 3).Draw(t, string(c)+"?") > 0 {
 			node.Status.Conditions = append(node.Status.Conditions, v1.NodeCondition{Type: c,
-				Status: rapid.SampledFrom([]v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown}).Draw(t, string(c))})
+				Status: gen.ConditionStatus().Draw(t, string(c))})
 		}
 	}
 	keys := []string{v1.TaintNodeNotReady, v1.TaintNodeUnreachable, v1.TaintNodeMemoryPressure, v1.TaintNodeDiskPressure,
@@ -155,6 +155,34 @@ func taintSet(ts []v1.Taint) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestConditionTaintTable compares taints.ForCondition and
+// taints.ConditionForKey with the node lifecycle controller's table of
+// condition → status → NoSchedule taint key, entry by entry and for
+// every pair the table lacks (other statuses, odd spellings, unknown
+// condition types).
+func TestConditionTaintTable(t *testing.T) {
+	table := nodelifecycle.ConditionTaintKeys()
+	conds := []v1.NodeConditionType{"Bogus", ""}
+	for c := range table {
+		conds = append(conds, c)
+	}
+	statuses := []v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown, "", "true"}
+	for _, c := range conds {
+		for _, s := range statuses {
+			key, want := table[c][s]
+			got, ok := taints.ForCondition(c, s)
+			if ok != want || got.Key != key || (ok && got.Effect != v1.TaintEffectNoSchedule) {
+				t.Errorf("ForCondition(%q, %q) = %+v, %v; upstream key %q, %v", c, s, got, ok, key, want)
+			}
+			if want {
+				if cond, ok := taints.ConditionForKey(key); !ok || cond != c {
+					t.Errorf("ConditionForKey(%q) = %q, %v; upstream table has it under %q", key, cond, ok, c)
+				}
+			}
+		}
+	}
 }
 
 // TestNoScheduleTaints runs upstream's doNoScheduleTaintingPass against a
@@ -198,8 +226,7 @@ type queueState string
 func TestNoExecuteAction(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		node := conditionNode(t)
-		ready := &v1.NodeCondition{Type: v1.NodeReady,
-			Status: rapid.SampledFrom([]v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown, "Other"}).Draw(t, "ready")}
+		ready := &v1.NodeCondition{Type: v1.NodeReady, Status: gen.ConditionStatus().Draw(t, "ready")}
 		state := rapid.SampledFrom([]queueState{"absent", "queued", "processed"}).Draw(t, "queue")
 
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
@@ -292,19 +319,6 @@ func upstreamController(t tester, client *clientsetfake.Clientset, clock *testin
 	nc.SetClock(func() metav1.Time { return metav1.NewTime(clock.Now()) })
 	t.Cleanup(nc.Stop)
 	return nc, leases.Informer().GetStore()
-}
-
-// breakerGates runs f with the NodeControllerLeaseCircuitBreaker gate at
-// its v1.37 default (on) and off, setting upstream's process-wide gate,
-// which NewNodeLifecycleController and tryUpdateNodeHealth read.
-func breakerGates(t *testing.T, f func(t *testing.T, breaker bool)) {
-	for _, breaker := range []bool{true, false} {
-		t.Run(fmt.Sprintf("breaker=%v", breaker), func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate,
-				features.NodeControllerLeaseCircuitBreaker, breaker)
-			f(t, breaker)
-		})
-	}
 }
 
 // utcPlus1 writes an instant in another Location: upstream compares
@@ -696,7 +710,8 @@ var healthNames = []string{"n0", "n1"}
 // (on) and off. Writes never fail here, so the retry of monitorNodeHealth
 // (which re-reads the node and judges it again) is not exercised.
 func TestNodeHealth(t *testing.T) {
-	breakerGates(t, func(t *testing.T, breaker bool) {
+	// NewNodeLifecycleController and tryUpdateNodeHealth read the gate.
+	withGate(t, features.NodeControllerLeaseCircuitBreaker, "breaker", []bool{true, false}, func(t *testing.T, breaker bool) {
 		rapid.Check(t, func(t *rapid.T) {
 			cfg := ours.DefaultConfig()
 			cfg.LeaseCircuitBreaker = breaker
@@ -822,11 +837,7 @@ func disruptionPass(t *rapid.T, label string, zones []map[string]string) []*v1.N
 // is out of reach: v1.37.2 no longer has it.
 func TestHandleDisruption(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := ours.DefaultConfig()
-		cfg.UnhealthyZoneThreshold = rapid.SampledFrom([]float32{0, 0.3, 0.55, 1}).Draw(t, "unhealthyZoneThreshold")
-		cfg.EvictionRate = rapid.SampledFrom([]float32{0, 0.1, 5.5}).Draw(t, "evictionRate")
-		cfg.SecondaryEvictionRate = rapid.SampledFrom([]float32{0, 0.01, 0.5}).Draw(t, "secondaryEvictionRate")
-		cfg.LargeClusterThreshold = int32(rapid.SampledFrom([]int{0, 3, 4, 50}).Draw(t, "largeClusterThreshold"))
+		cfg := zoneConfig(t)
 		clock := testingclock.NewFakeClock(gen.Epoch)
 		client := plainClientset()
 		nc, _ := upstreamController(t, client, clock, cfg)

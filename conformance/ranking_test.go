@@ -164,8 +164,6 @@ func (p rankingProblem) upstreamStats() eviction.StatsFunc {
 	return eviction.CachedStatsFunc(stats)
 }
 
-func evictionSignal(s string) evictionapi.Signal { return evictionapi.Signal(s) }
-
 // byIdentity sorts pods by namespace, name and UID.
 func byIdentity(pods []*v1.Pod) {
 	slices.SortStableFunc(pods, func(a, b *v1.Pod) int {
@@ -193,7 +191,7 @@ func TestRank(t *testing.T) {
 					p := rankingProblems(12).Draw(t, "problem")
 					want := slices.Clone(p.pods)
 					byIdentity(want)
-					rank[evictionSignal(signal)](want, p.upstreamStats())
+					rank[evictionapi.Signal(signal)](want, p.upstreamStats())
 					got := rapid.Permutation(p.pods).Draw(t, "input order")
 					if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), signal, layout); err != nil {
 						t.Fatal(err)
@@ -216,7 +214,7 @@ func messageThresholds(t *rapid.T) ([]evictionapi.Threshold, eviction.SignalObse
 	var ts []evictionapi.Threshold
 	for i := range rapid.IntRange(0, 3).Draw(t, "thresholds") {
 		th := evictionapi.Threshold{
-			Signal:   evictionSignal(rapid.SampledFrom(signals).Draw(t, fmt.Sprintf("signal%d", i))),
+			Signal:   evictionapi.Signal(rapid.SampledFrom(signals).Draw(t, fmt.Sprintf("signal%d", i))),
 			Operator: evictionapi.OpLessThan,
 		}
 		if rapid.Bool().Draw(t, fmt.Sprintf("percentage%d", i)) {
@@ -230,7 +228,7 @@ func messageThresholds(t *rapid.T) ([]evictionapi.Threshold, eviction.SignalObse
 	obs := eviction.SignalObservations{}
 	for s, o := range gen.Observations(gen.Epoch).Draw(t, "observations") {
 		if o.Available != nil && o.Capacity != nil {
-			obs[evictionSignal(s)] = eviction.NewSignalObservation(resource.NewQuantity(*o.Available, resource.BinarySI),
+			obs[evictionapi.Signal(s)] = eviction.NewSignalObservation(resource.NewQuantity(*o.Available, resource.BinarySI),
 				resource.NewQuantity(*o.Capacity, resource.BinarySI), o.Time)
 		}
 	}

@@ -139,8 +139,14 @@ func TestTimedQueue(t *testing.T) {
 			case 1:
 				d := delay.Draw(t, fmt.Sprintf("delay%d", i))
 				p.history = append(p.history, fmt.Sprintf("Replace(%s, +%v)", key, d))
+				// UpdateWork reports nothing; it reschedules unless the
+				// pending item already fires then.
+				w := p.upQ.GetWorkerUnsafe(key)
+				wantReplaced := w == nil || !w.FireAt.Equal(now.Add(d))
 				p.upQ.UpdateWork(context.Background(), workArgs(key), now, now.Add(d))
-				p.ourQ.Replace(key, now, now.Add(d))
+				if got := p.ourQ.Replace(key, now, now.Add(d)); got != wantReplaced {
+					p.fail("Replace(%q): upstream reschedules %v, evictkit %v", key, wantReplaced, got)
+				}
 			case 2:
 				p.history = append(p.history, fmt.Sprintf("Cancel(%s)", key))
 				want := p.upQ.CancelWork(logger, key)

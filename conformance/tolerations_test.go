@@ -10,8 +10,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
@@ -25,17 +23,10 @@ import (
 	"github.com/evictkit/eviction/tolerations"
 )
 
-// gates runs f once with the TaintTolerationComparisonOperators gate off
-// (upstream's default) and once on, setting upstream's process-wide gate
-// for the functions that read it.
+// gates runs f with the TaintTolerationComparisonOperators gate off
+// (upstream's default) and on.
 func gates(t *testing.T, f func(t *testing.T, gate bool)) {
-	for _, gate := range []bool{false, true} {
-		t.Run(fmt.Sprintf("gate=%v", gate), func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate,
-				features.TaintTolerationComparisonOperators, gate)
-			f(t, gate)
-		})
-	}
+	withGate(t, features.TaintTolerationComparisonOperators, "gate", []bool{false, true}, f)
 }
 
 // logger is handed to upstream functions that take one; TestMain discards

@@ -50,7 +50,6 @@ var registerSchedulerMetrics = sync.OnceFunc(metrics.Register)
 // plugin on top.
 type schedCluster struct {
 	ctx      context.Context
-	cancel   context.CancelFunc
 	fw       framework.Framework
 	pl       *defaultpreemption.DefaultPreemption
 	snapshot *internalcache.Snapshot
@@ -131,7 +130,7 @@ func newSchedCluster(tb tester, nodes []*v1.Node, bound, nominated []*v1.Pod, ar
 		tb.Fatal(err)
 	}
 	tb.Cleanup(cancel)
-	return &schedCluster{ctx: ctx, cancel: cancel, fw: fw, pl: pl, snapshot: snapshot}
+	return &schedCluster{ctx: ctx, fw: fw, pl: pl, snapshot: snapshot}
 }
 
 // preFilter runs the PreFilter plugins for the preemptor, as the scheduling
@@ -198,7 +197,10 @@ func (c *schedCluster) dryRun(tb tester, state fwk.CycleState, preemptor *v1.Pod
 		infos[i] = c.nodeInfo(tb, name)
 	}
 	_, numCandidates := c.pl.GetOffsetAndNumCandidates(int32(len(infos)))
-	candidates, _, _ := c.pl.Evaluator.DryRunPreemption(c.ctx, state, preemptor, infos, pdbs, offset, numCandidates)
+	candidates, _, err := c.pl.Evaluator.DryRunPreemption(c.ctx, state, preemptor, infos, pdbs, offset, numCandidates)
+	if err != nil {
+		tb.Fatalf("upstream DryRunPreemption: %v", err)
+	}
 	return candidates
 }
 

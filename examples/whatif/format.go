@@ -26,12 +26,6 @@ func isDaemonSetPod(p *corev1.Pod) bool {
 	return false
 }
 
-// isMirrorPod reports whether the pod is the API mirror of a static pod.
-func isMirrorPod(p *corev1.Pod) bool {
-	_, ok := p.Annotations[corev1.MirrorPodAnnotationKey]
-	return ok
-}
-
 // formatOffset prints a duration after t0: "+55s", "+15m55s".
 func formatOffset(d time.Duration) string {
 	if d < 0 {
@@ -51,19 +45,36 @@ func formatSeconds(d time.Duration) string {
 // formatRate prints a rate in nodes per second.
 func formatRate(r float32) string { return strconv.FormatFloat(float64(r), 'g', -1, 32) }
 
+// binaryUnits are the binary suffixes of quantities, largest first.
+var binaryUnits = [...]struct {
+	s string
+	n int64
+}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}}
+
+// exactBinary prints v in the largest binary unit that divides it: "8Gi";
+// false if none does, or v is zero.
+func exactBinary(v int64) (string, bool) {
+	for _, u := range binaryUnits {
+		if v != 0 && v%u.n == 0 {
+			return strconv.FormatInt(v/u.n, 10) + u.s, true
+		}
+	}
+	return "", false
+}
+
 // stamp prints t in RFC 3339, UTC.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// table writes aligned columns separated by two spaces, without trailing
-// spaces.
+// table collects aligned columns separated by two spaces, and writes them
+// to out, without trailing spaces, on flush.
 type table struct {
-	w   io.Writer
+	out *strings.Builder
 	buf bytes.Buffer
 	tw  *tabwriter.Writer
 }
 
-func newTable(w io.Writer, header ...string) *table {
-	t := &table{w: w}
+func newTable(out *strings.Builder, header ...string) *table {
+	t := &table{out: out}
 	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
 	t.row(header...)
 	return t
@@ -71,16 +82,11 @@ func newTable(w io.Writer, header ...string) *table {
 
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
 
-func (t *table) flush() error {
-	if err := t.tw.Flush(); err != nil {
-		return err
-	}
-	var out strings.Builder
+func (t *table) flush() {
+	_ = t.tw.Flush() // it writes to a bytes.Buffer, which cannot fail
 	for line := range strings.Lines(t.buf.String()) {
-		out.WriteString(strings.TrimRight(line, " \n") + "\n")
+		t.out.WriteString(strings.TrimRight(line, " \n") + "\n")
 	}
-	_, err := io.WriteString(t.w, out.String())
-	return err
 }
 
 // writeJSON writes v as indented JSON.
@@ -106,6 +112,31 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
+// joinMax joins up to n names and counts the rest.
+func joinMax(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}
+
+// groups collects names under reasons, keeping the reasons in the order they
+// first appear.
+type groups struct {
+	reasons []string
+	names   map[string][]string
+}
+
+func (g *groups) add(reason, name string) {
+	if g.names == nil {
+		g.names = map[string][]string{}
+	}
+	if _, ok := g.names[reason]; !ok {
+		g.reasons = append(g.reasons, reason)
+	}
+	g.names[reason] = append(g.names[reason], name)
+}
+
 // wrapWidth is where wrap breaks lines.
 const wrapWidth = 96
 
@@ -128,4 +159,13 @@ func wrap(text string) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// wrapped is text broken by wrap, each line ending in a newline.
+func wrapped(text string) string {
+	var b strings.Builder
+	for _, l := range wrap(text) {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
 }

@@ -247,19 +247,22 @@ func readFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-// readInput reads a file argument, "-" meaning stdin unless -f took it.
-func readInput(name string, stdin io.Reader, stdinTaken bool) ([]byte, error) {
-	if name != "-" {
-		return readFile(name)
+// readInput reads a file argument, "-" meaning stdin unless -f took it. It
+// also returns the name to give the input in messages: the file's, or
+// "standard input".
+func readInput(file string, stdin io.Reader, stdinTaken bool) (data []byte, name string, err error) {
+	if file != "-" {
+		data, err = readFile(file)
+		return data, file, err
 	}
 	if stdinTaken {
-		return nil, badInput(`"-" names standard input, which -f - already reads`)
+		return nil, "", badInput(`"-" names standard input, which -f - already reads`)
 	}
-	data, err := io.ReadAll(stdin)
+	data, err = io.ReadAll(stdin)
 	if err != nil {
-		return nil, badInput("cannot read standard input: %v", err)
+		return nil, "", badInput("cannot read standard input: %v", err)
 	}
-	return data, nil
+	return data, "standard input", nil
 }
 
 // describe summarises a snapshot for headers: "12 nodes in 3 zones, 97 pods".

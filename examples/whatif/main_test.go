@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,12 +126,8 @@ func runTimeline(t *testing.T, stdin string, args ...string) timeline {
 	t.Helper()
 	out := mustRun(t, stdin, append(args, "-o", "json")...)
 	var tl timeline
-	var raw map[string]any
-	if err := json.Unmarshal([]byte(out), &raw); err != nil {
-		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
-	}
 	if err := json.Unmarshal([]byte(out), &tl); err != nil {
-		t.Fatalf("-o json does not decode: %v", err)
+		t.Fatalf("-o json does not decode: %v\n%s", err, out)
 	}
 	return tl
 }
@@ -241,14 +238,8 @@ func TestNodeDownFullZoneTaintsTenSecondsApart(t *testing.T) {
 			at = append(at, *e.AfterSeconds)
 		}
 	}
-	want := []float64{55, 65, 75, 85}
-	if len(at) != len(want) {
-		t.Fatalf("NoExecute taints at %v, want %v", at, want)
-	}
-	for i := range want {
-		if at[i] != want[i] {
-			t.Errorf("NoExecute taints at %v, want %v", at, want)
-		}
+	if want := []float64{55, 65, 75, 85}; !slices.Equal(at, want) {
+		t.Errorf("NoExecute taints at %v, want %v", at, want)
 	}
 	if got := tl.after(kindEvicted)["shop/cart-redis-2"]; got != 65+900 {
 		t.Errorf("cart-redis-2 on the second node tainted evicted after %v, want 965", got)
@@ -291,8 +282,8 @@ func TestNodeDownKindCluster(t *testing.T) {
 	// The same snapshot from standard input gives the same timeline.
 	kind := readTestdata(t, "kind-cluster.yaml")
 	fromStdin := runTimeline(t, kind, "-f", "-", "node-down", "kind-worker")
-	if len(fromStdin.Events) != len(tl.Events) {
-		t.Errorf("stdin: %d events, file: %d", len(fromStdin.Events), len(tl.Events))
+	if !reflect.DeepEqual(fromStdin.Events, tl.Events) || !reflect.DeepEqual(fromStdin.Nodes, tl.Nodes) {
+		t.Errorf("stdin gives another timeline than the file:\n%+v\n%+v", fromStdin.Events, tl.Events)
 	}
 }
 
@@ -403,6 +394,11 @@ func TestPreemptFits(t *testing.T) {
 	}
 	if doc.Outcome != "fits" || doc.Pod.Name != "default/small" || doc.Pod.Priority != 100000 {
 		t.Errorf("got %+v, want default/small with shop-critical's 100000 fitting", doc)
+	}
+	// The table says so once, after one header.
+	table := mustRun(t, pod, "preempt", "-")
+	if n := strings.Count(table, "What if pod default/small"); n != 1 || !strings.Contains(table, "without preemption") {
+		t.Errorf("table with %d headers:\n%s", n, table)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/evictkit/eviction/preemption"
+	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/tolerations"
 )
 
@@ -110,11 +111,11 @@ type victimJSON struct {
 
 // preempt finds where the pod in file would preempt.
 func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool) (report, error) {
-	data, err := readInput(file, stdin, stdinTaken)
+	data, name, err := readInput(file, stdin, stdinTaken)
 	if err != nil {
 		return nil, err
 	}
-	pod, err := readPod(data, file)
+	pod, err := readPod(data, name)
 	if err != nil {
 		return nil, err
 	}
@@ -139,13 +140,7 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 	var snaps []preemption.NodeSnapshot
 	for _, name := range s.sortedNodeNames() {
 		node, _ := s.node(name)
-		var pods []*corev1.Pod
-		for _, p := range s.podsOn(name) {
-			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-				pods = append(pods, p)
-			}
-		}
-		snap, err := preemption.NewNodeSnapshot(node, pods, nominated[name])
+		snap, err := preemption.NewNodeSnapshot(node, s.podsOn(name), nominated[name])
 		if err != nil {
 			return nil, badInput("node %s: %v", name, err)
 		}
@@ -182,18 +177,15 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 		r.outcome = "no-candidate"
 		r.message = "No node can host it, even after preemption: " + res.Message
 	case errors.Is(err, preemption.ErrInvalidInput), errors.Is(err, preemption.ErrInvalidOptions):
-		return nil, badInput("%s: %v", file, err)
+		return nil, badInput("%s: %v", name, err)
 	default:
 		return nil, err
 	}
 	return r, nil
 }
 
-// readPod decodes one v1 Pod in YAML or JSON.
+// readPod decodes one v1 Pod in YAML or JSON; name labels errors.
 func readPod(data []byte, name string) (*corev1.Pod, error) {
-	if name == "-" {
-		name = "standard input"
-	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, badInput("%s: %v", name, err)
@@ -325,10 +317,10 @@ func (r *preemptReport) figures(c preemption.Candidate) figures {
 	if len(c.Victims.Pods) == 0 {
 		return f
 	}
-	f.top = priorityOf(c.Victims.Pods[0])
+	f.top = ranking.Priority(c.Victims.Pods[0])
 	for i, p := range c.Victims.Pods {
-		f.sum += int64(priorityOf(p))
-		if priorityOf(p) == f.top {
+		f.sum += int64(ranking.Priority(p))
+		if ranking.Priority(p) == f.top {
 			start := r.t0
 			if p.Status.StartTime != nil {
 				start = p.Status.StartTime.Time
@@ -339,13 +331,6 @@ func (r *preemptReport) figures(c preemption.Candidate) figures {
 		}
 	}
 	return f
-}
-
-func priorityOf(p *corev1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
 }
 
 // pdbsOf names the budgets whose selector matches the pod.
@@ -369,26 +354,14 @@ func (r *preemptReport) model() string {
 
 func (r *preemptReport) header() string {
 	return fmt.Sprintf("What if pod %s (priority %d from %s; requests %s) is pending? Input: %s.",
-		podKey(r.pod), priorityOf(r.pod), r.priority, formatRequests(r.requests), r.source)
+		podKey(r.pod), ranking.Priority(r.pod), r.priority, formatRequests(r.requests), r.source)
 }
 
 func (r *preemptReport) writeTable(w io.Writer) error {
 	var b strings.Builder
-	for _, l := range wrap(r.header()) {
-		b.WriteString(l + "\n")
-	}
-	for _, l := range wrap(r.model()) {
-		b.WriteString(l + "\n")
-	}
-	for _, l := range wrap(r.fitSummary()) {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
+	b.WriteString(wrapped(r.header()) + wrapped(r.model()) + wrapped(r.fitSummary()) + "\n")
 	if r.outcome != "fits" && len(r.candidates) > 0 {
-		t := newTable(w, "CANDIDATE", "PDB", "TOP PRIO", "PRIO SUM", "VICTIMS", "TOP STARTED", "")
+		t := newTable(&b, "CANDIDATE", "PDB", "TOP PRIO", "PRIO SUM", "VICTIMS", "TOP STARTED", "")
 		for _, n := range r.nodes {
 			c, ok := r.candidates[n.name]
 			if !ok {
@@ -396,7 +369,7 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 			}
 			f := r.figures(c)
 			note := ""
-			if r.outcome == "preempts" && n.name == r.result.Chosen.Node {
+			if r.chosen(n.name) {
 				note = "<- chosen"
 			} else if n.name == r.result.Decision.RunnerUp {
 				note = "<- runner-up"
@@ -404,43 +377,27 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 			t.row(n.name, strconv.Itoa(f.pdb), strconv.Itoa(int(f.top)), strconv.FormatInt(f.sum, 10),
 				strconv.Itoa(f.victims), f.topStart.UTC().Format("2006-01-02 15:04"), note)
 		}
-		if err := t.flush(); err != nil {
-			return err
-		}
-		b.Reset()
+		t.flush()
 		b.WriteString("\n")
 	}
 	if r.outcome != "fits" {
-		byReason := map[string][]string{}
-		var reasons []string
+		var others groups // the nodes that are no candidates, by the reason why
 		for _, n := range r.nodes {
-			if _, ok := r.candidates[n.name]; ok {
-				continue
+			if _, ok := r.candidates[n.name]; !ok {
+				others.add(r.notCandidate(n), n.name)
 			}
-			why := r.notCandidate(n)
-			if byReason[why] == nil {
-				reasons = append(reasons, why)
-			}
-			byReason[why] = append(byReason[why], n.name)
 		}
 		var parts []string
-		for _, why := range reasons {
-			parts = append(parts, fmt.Sprintf("%s (%s)", joinMax(byReason[why], 4), why))
+		for _, why := range others.reasons {
+			parts = append(parts, fmt.Sprintf("%s (%s)", joinMax(others.names[why], 4), why))
 		}
 		if len(parts) > 0 {
-			for _, l := range wrap("Not candidates: " + strings.Join(parts, "; ") + ".") {
-				b.WriteString(l + "\n")
-			}
-			b.WriteString("\n")
+			b.WriteString(wrapped("Not candidates: "+strings.Join(parts, "; ")+".") + "\n")
 		}
 	}
-	for _, l := range wrap(r.message) {
-		b.WriteString(l + "\n")
-	}
+	b.WriteString(wrapped(r.message))
 	if r.outcome == "preempts" {
-		for _, l := range wrap(r.decisionText()) {
-			b.WriteString(l + "\n")
-		}
+		b.WriteString(wrapped(r.decisionText()))
 	}
 	if len(r.candidates) > 0 {
 		b.WriteString("\nVictims per candidate, most important first (priority; DS = DaemonSet; PDB = a budget\n" +
@@ -453,7 +410,7 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 			}
 			var items []string
 			for _, p := range c.Victims.Pods {
-				notes := []string{strconv.Itoa(int(priorityOf(p)))}
+				notes := []string{strconv.Itoa(int(ranking.Priority(p)))}
 				if isDaemonSetPod(p) {
 					notes = append(notes, "DS")
 				}
@@ -463,7 +420,7 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 				items = append(items, fmt.Sprintf("%s (%s)", podKey(p), strings.Join(notes, ", ")))
 			}
 			label := n.name
-			if r.outcome == "preempts" && n.name == r.result.Chosen.Node {
+			if r.chosen(n.name) {
 				label += " (chosen)"
 			}
 			for i, l := range wrap(label + ": " + strings.Join(items, ", ")) {
@@ -476,6 +433,11 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// chosen reports whether node is where the pod preempts.
+func (r *preemptReport) chosen(node string) bool {
+	return r.outcome == "preempts" && node == r.result.Chosen.Node
 }
 
 // notCandidate says why a node is no candidate.
@@ -499,18 +461,13 @@ func (r *preemptReport) fitSummary() string {
 	if len(r.fits) > 0 {
 		return ""
 	}
-	byReason := map[string][]string{}
-	var reasons []string
+	var byReason groups
 	for _, n := range r.nodes {
-		m := n.status.Message()
-		if byReason[m] == nil {
-			reasons = append(reasons, m)
-		}
-		byReason[m] = append(byReason[m], n.name)
+		byReason.add(n.status.Message(), n.name)
 	}
 	var parts []string
-	for _, m := range reasons {
-		nodes := byReason[m]
+	for _, m := range byReason.reasons {
+		nodes := byReason.names[m]
 		who := joinMax(nodes, 3)
 		if len(nodes) > 3 {
 			who = plural(len(nodes), "node")
@@ -552,7 +509,7 @@ func (r *preemptReport) jsonValue() any {
 	doc := preemptJSON{
 		Scenario: "preempt", Input: r.source, T0: r.t0, Model: r.model(),
 		Pod: preemptorJSON{
-			Name: podKey(r.pod), Priority: priorityOf(r.pod), PrioritySource: r.priority,
+			Name: podKey(r.pod), Priority: ranking.Priority(r.pod), PrioritySource: r.priority,
 			PreemptionPolicy: string(*r.pod.Spec.PreemptionPolicy), Requests: requestMap(r.requests),
 		},
 		Outcome: r.outcome, Message: r.message, Nodes: []preemptNodeJSON{}, Victims: []victimJSON{},
@@ -561,7 +518,7 @@ func (r *preemptReport) jsonValue() any {
 	victims := func(c preemption.Candidate) []victimJSON {
 		out := []victimJSON{}
 		for _, p := range c.Victims.Pods {
-			out = append(out, victimJSON{Pod: podKey(p), Priority: priorityOf(p), PDB: pdbsOf(p, pdbNames, pdbSel)})
+			out = append(out, victimJSON{Pod: podKey(p), Priority: ranking.Priority(p), PDB: pdbsOf(p, pdbNames, pdbSel)})
 		}
 		return out
 	}
@@ -636,6 +593,7 @@ func requestMap(res preemption.Resources) map[string]string {
 	return m
 }
 
+// milliString prints millicores as a quantity: "3", "3500m".
 func milliString(v int64) string {
 	if v%1000 == 0 {
 		return strconv.FormatInt(v/1000, 10)
@@ -643,22 +601,10 @@ func milliString(v int64) string {
 	return strconv.FormatInt(v, 10) + "m"
 }
 
+// byteString prints a byte count exactly: "8Gi", "1000".
 func byteString(v int64) string {
-	for _, u := range []struct {
-		s string
-		n int64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
-		if v%u.n == 0 {
-			return strconv.FormatInt(v/u.n, 10) + u.s
-		}
+	if s, ok := exactBinary(v); ok {
+		return s
 	}
 	return strconv.FormatInt(v, 10)
-}
-
-// joinMax joins up to n names and counts the rest.
-func joinMax(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }

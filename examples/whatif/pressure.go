@@ -159,12 +159,7 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		obs[o.signal] = thresholds.Observation{Available: &avail, Capacity: o.capacity, Time: r.t0}
 	}
 
-	var pods []*corev1.Pod
-	for _, p := range s.podsOn(nodeName) {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			pods = append(pods, p)
-		}
-	}
+	pods := s.podsOn(nodeName)
 	given, err := readUsage(usageFile, stdin, stdinTaken, pods, r)
 	if err != nil {
 		return nil, err
@@ -353,13 +348,9 @@ func readUsage(file string, stdin io.Reader, stdinTaken bool, pods []*corev1.Pod
 	if file == "" {
 		return nil, nil
 	}
-	data, err := readInput(file, stdin, stdinTaken)
+	data, name, err := readInput(file, stdin, stdinTaken)
 	if err != nil {
 		return nil, err
-	}
-	name := file
-	if name == "-" {
-		name = "standard input"
 	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
@@ -491,11 +482,7 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 	}
 	header := fmt.Sprintf("What if node %s observes %s at t0 = %s? Input: %s.",
 		r.node, strings.Join(given, ", "), stamp(r.t0), r.source)
-	for _, text := range []string{header, r.model()} {
-		for _, l := range wrap(text) {
-			b.WriteString(l + "\n")
-		}
-	}
+	b.WriteString(wrapped(header) + wrapped(r.model()))
 	var met []string
 	for _, t := range r.ts {
 		if slices.ContainsFunc(r.met, t.Equal) {
@@ -514,19 +501,12 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 		verdict += fmt.Sprintf(" The kubelet reclaims %s and evicts in this order, one pod per cycle, until %s ≥ %s:",
 			r.resource, r.signal, display(r.target))
 	}
-	b.WriteString("\n")
-	for _, l := range wrap(verdict) {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
+	b.WriteString("\n" + wrapped(verdict) + "\n")
 	cols := []string{"#", "POD", "QOS", "PRIORITY", "USAGE/REQUEST", "AVAILABLE AFTER", ""}
 	if r.hypothetic {
 		cols = slices.Delete(cols, 5, 6)
 	}
-	t := newTable(w, cols...)
+	t := newTable(&b, cols...)
 	i := 0
 	for _, row := range r.rows {
 		rank, note, after := "-", "", ""
@@ -548,10 +528,7 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 		}
 		t.row(cells...)
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	b.Reset()
+	t.flush()
 	if !r.hypothetic && !slices.ContainsFunc(r.rows, func(row pressureRow) bool { return row.enough }) {
 		last := r.start
 		for _, row := range r.rows {
@@ -559,22 +536,14 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 				last = row.availableAfter
 			}
 		}
-		b.WriteString("\n")
-		for _, l := range wrap(fmt.Sprintf("Even with every evictable pod gone, %s would reach only %s by the usage "+
-			"above: the kubelet evicts them all, one per cycle, and the threshold stays met.", r.signal, display(last))) {
-			b.WriteString(l + "\n")
-		}
+		b.WriteString("\n" + wrapped(fmt.Sprintf("Even with every evictable pod gone, %s would reach only %s by the usage "+
+			"above: the kubelet evicts them all, one per cycle, and the threshold stays met.", r.signal, display(last))))
 	}
 	if r.message != "" {
-		b.WriteString("\n")
-		for _, l := range wrap("The first victim's status message: " + r.message) {
-			b.WriteString(l + "\n")
-		}
+		b.WriteString("\n" + wrapped("The first victim's status message: "+r.message))
 	}
 	for _, n := range r.notes {
-		for _, l := range wrap("Note: " + n) {
-			b.WriteString(l + "\n")
-		}
+		b.WriteString(wrapped("Note: " + n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -622,16 +591,10 @@ func display(q resource.Quantity) string {
 		return q.String()
 	}
 	v := q.Value()
-	units := []struct {
-		s string
-		n int64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}}
-	for _, u := range units {
-		if v != 0 && v%u.n == 0 {
-			return strconv.FormatInt(v/u.n, 10) + u.s
-		}
+	if s, ok := exactBinary(v); ok {
+		return s
 	}
-	for _, u := range units {
+	for _, u := range binaryUnits {
 		if v >= u.n || -v >= u.n {
 			return strconv.FormatFloat(float64(v)/float64(u.n), 'f', 1, 64) + u.s
 		}

@@ -13,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -148,8 +149,8 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 		if p.Spec.NodeName == "" || m.byName[p.Spec.NodeName] == nil {
 			continue
 		}
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue // finished: nothing left to evict
+		if finished(p) {
+			continue // nothing left to evict
 		}
 		m.podsOn[p.Spec.NodeName] = append(m.podsOn[p.Spec.NodeName], &podState{pod: p})
 	}
@@ -584,7 +585,7 @@ func stayReason(nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Opt
 	switch {
 	case isDaemonSetPod(pod):
 		return "stays: DaemonSet, " + strings.TrimSuffix(what, " forever")
-	case isMirrorPod(pod):
+	case ranking.IsMirror(pod):
 		return "stays: static pod, " + strings.TrimSuffix(what, " forever")
 	}
 	return "stays: " + what

@@ -78,24 +78,25 @@ func (s *snapshot) node(name string) (*corev1.Node, error) {
 			return n, nil
 		}
 	}
-	names := s.sortedNodeNames()
-	const shown = 6
-	list := strings.Join(names[:min(len(names), shown)], ", ")
-	if len(names) > shown {
-		list += fmt.Sprintf(" and %d more", len(names)-shown)
-	}
-	return nil, badInput("unknown node %q (the snapshot has %s)", name, list)
+	return nil, badInput("unknown node %q (the snapshot has %s)", name, joinMax(s.sortedNodeNames(), 6))
 }
 
-// podsOn returns the pods bound to the node, in snapshot order.
+// podsOn returns the pods bound to the node that have not finished, in
+// snapshot order.
 func (s *snapshot) podsOn(node string) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range s.Pods {
-		if p.Spec.NodeName == node {
+		if p.Spec.NodeName == node && !finished(p) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// finished reports whether the pod has succeeded or failed: such a pod
+// holds nothing on its node, and nothing is left to evict.
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
 // readSnapshot decodes what `kubectl get nodes,pods,pdb -A -o yaml` prints (a
@@ -144,7 +145,7 @@ func readSnapshot(r io.Reader, name string) (*snapshot, error) {
 		if p.Namespace == "" {
 			p.Namespace = "default"
 		}
-		key := p.Namespace + "/" + p.Name
+		key := podKey(p)
 		if p.Name == "" {
 			return nil, badInput("%s: a Pod has no metadata.name", name)
 		}

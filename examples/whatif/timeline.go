@@ -142,17 +142,8 @@ func (r *timelineReport) jsonValue() any {
 
 func (r *timelineReport) writeTable(w io.Writer) error {
 	var b strings.Builder
-	for _, l := range wrap(r.header) {
-		b.WriteString(l + "\n")
-	}
-	for _, l := range wrap(r.model) {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	t := newTable(w, "AFTER", "WHAT", "EVENT")
+	b.WriteString(wrapped(r.header) + wrapped(r.model) + "\n")
+	t := newTable(&b, "AFTER", "WHAT", "EVENT")
 	for _, e := range r.m.events {
 		when := "never"
 		if !e.At.IsZero() {
@@ -160,23 +151,16 @@ func (r *timelineReport) writeTable(w io.Writer) error {
 		}
 		t.row(when, e.object(), e.Detail)
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	b.Reset()
+	t.flush()
 	b.WriteString("\n")
 	for _, l := range r.summary {
 		if l == "" {
 			b.WriteString("\n")
 		}
-		for _, w := range wrap(l) {
-			b.WriteString(w + "\n")
-		}
+		b.WriteString(wrapped(l))
 	}
 	for _, n := range r.m.notes {
-		for _, w := range wrap("Note: " + n) {
-			b.WriteString(w + "\n")
-		}
+		b.WriteString(wrapped("Note: " + n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -236,27 +220,32 @@ func (m *sim) outcome(node string) outcome {
 	return o
 }
 
+// evictedLine sums up the evictions from a node, o.evicted > 0: "worker-a2:
+// 5 of 9 pods evicted, the last at t0+15m55s (2026-11-29T12:15:52Z); 4 stay."
+func (m *sim) evictedLine(node string, o outcome) string {
+	when := "the last at " + m.offset(o.last) + " (" + stamp(o.last) + ")"
+	if o.last.Equal(m.t0) {
+		when = "all at once"
+	}
+	return fmt.Sprintf("%s: %d of %s evicted, %s; %d stay.", node, o.evicted, plural(o.pods, "pod"), when, o.pods-o.evicted)
+}
+
 // nodeDownSummary sums the outcome up per silent node.
 func nodeDownSummary(m *sim, names []string) []string {
 	var out []string
-	stuck := map[string][]string{} // reason → nodes
-	var reasons []string
+	var stuck groups // never tainted: nodes by the reason why
 	stuckPods := map[string]int{}
 	for _, name := range names {
 		o := m.outcome(name)
 		switch {
 		case m.taintedAt[name].IsZero():
 			why := m.stuckWhy(m.byName[name])
-			if stuck[why] == nil {
-				reasons = append(reasons, why)
-			}
-			stuck[why] = append(stuck[why], name)
+			stuck.add(why, name)
 			stuckPods[why] += o.pods
 		case o.evicted == 0:
 			out = append(out, fmt.Sprintf("%s: tainted, but none of its %s is evicted.", name, plural(o.pods, "pod")))
 		default:
-			out = append(out, fmt.Sprintf("%s: %d of %s evicted, the last at t0%s (%s); %d stay.",
-				name, o.evicted, plural(o.pods, "pod"), formatOffset(o.last.Sub(m.t0)), stamp(o.last), o.pods-o.evicted))
+			out = append(out, m.evictedLine(name, o))
 		}
 	}
 	if !m.allDown {
@@ -274,8 +263,8 @@ func nodeDownSummary(m *sim, names []string) []string {
 				zoneName(key), c.NotReady, c.Size(), formatRate(rate), time.Duration(float64(time.Second)/float64(rate)).Round(time.Second)))
 		}
 	}
-	for _, why := range reasons {
-		nodes := stuck[why]
+	for _, why := range stuck.reasons {
+		nodes := stuck.names[why]
 		their := "their"
 		if len(nodes) == 1 {
 			their = "its"
@@ -287,7 +276,7 @@ func nodeDownSummary(m *sim, names []string) []string {
 		out = append(out, fmt.Sprintf("%s: never tainted NoExecute, because %s; %s.",
 			strings.Join(nodes, ", "), why, none))
 	}
-	if len(reasons) > 0 {
+	if len(stuck.reasons) > 0 {
 		caveat := "one node per zone may still be tainted first."
 		if m.allDown {
 			caveat = "a node tainted then loses the taint again at the end of the pass."
@@ -341,12 +330,7 @@ func taintNode(s *snapshot, source, name, spec string) (report, error) {
 		if o.evicted == 0 {
 			r.summary = append(r.summary, fmt.Sprintf("%s: none of its %s is evicted.", name, plural(o.pods, "pod")))
 		} else {
-			when := fmt.Sprintf("the last at t0%s (%s)", formatOffset(o.last.Sub(t0)), stamp(o.last))
-			if o.last.Equal(t0) {
-				when = "all at once"
-			}
-			r.summary = append(r.summary, fmt.Sprintf("%s: %d of %s evicted, %s; %d stay.",
-				name, o.evicted, plural(o.pods, "pod"), when, o.pods-o.evicted))
+			r.summary = append(r.summary, m.evictedLine(name, o))
 		}
 	default:
 		untolerated := 0

@@ -473,14 +473,12 @@ func Observations(at time.Time) *rapid.Generator[map[string]Observation] {
 	})
 }
 
-// Node draws a node named name with small allocatable amounts (cpu in
-// steps of 100m up to 1, memory in steps of 100Mi up to 800Mi, 0–10 pods,
-// sometimes ephemeral storage and an extended resource), so that pods drawn
-// by [Pod] often do not fit.
-func Node(name string) *rapid.Generator[*v1.Node] { return NodeWith(name, 0) }
-
-// NodeWith is [Node] with at least min steps of cpu (100m) and memory
-// (100Mi) and min pods, for problems where most nodes should be usable.
+// NodeWith draws a node named name with small allocatable amounts (cpu in
+// steps of 100m up to 1, memory in steps of 100Mi up to 800Mi, up to 10
+// pods, sometimes ephemeral storage and an extended resource), so that pods
+// drawn by [Pod] often do not fit. At least min steps of cpu (100m) and
+// memory (100Mi) and min pods make most nodes usable; with min 0 the pods
+// entry is sometimes missing.
 func NodeWith(name string, min int) *rapid.Generator[*v1.Node] {
 	return rapid.Custom(func(t *rapid.T) *v1.Node {
 		alloc := v1.ResourceList{
