@@ -135,16 +135,14 @@ func mkNode(name, cpu, mem string, pods int, extra ...string) *v1.Node {
 // stdNode is the spec's default node: cpu 500m, mem 500, pods 32.
 func stdNode(name string) *v1.Node { return mkNode(name, "500m", "500", 32) }
 
+// snap is the snapshot of node holding pods, none nominated.
 func snap(t testing.TB, node *v1.Node, pods ...*v1.Pod) preemption.NodeSnapshot {
 	t.Helper()
-	for _, p := range pods {
-		p.Spec.NodeName = node.Name
-	}
-	s, err := preemption.NewNodeSnapshot(node, pods, nil)
-	require.NoError(t, err)
-	return s
+	return snapNominated(t, node, pods, nil)
 }
 
+// snapNominated is the snapshot of node holding pods (their spec.nodeName
+// set to it) with nominated pods.
 func snapNominated(t testing.TB, node *v1.Node, pods, nominated []*v1.Pod) preemption.NodeSnapshot {
 	t.Helper()
 	for _, p := range pods {

@@ -99,6 +99,25 @@ func ExamplePreempt() {
 	// true preemption: preemptor not eligible: pod shop/api: not eligible due to preemptionPolicy=Never.
 }
 
+// PickNode chooses among candidates found elsewhere, for example by
+// SelectVictims on each node. Fewest PodDisruptionBudget violations comes
+// first, which leaves n2 and n3; then the lower priority of the most
+// important victim decides for n3, although it loses two pods.
+// PickNodeExplained says which criterion decided.
+func ExamplePickNode() {
+	candidates := []preemption.Candidate{
+		{Node: "n1", Victims: preemption.Victims{Pods: []*v1.Pod{examplePod("batch", 0, "1", nil)}, NumPDBViolations: 1}},
+		{Node: "n2", Victims: preemption.Victims{Pods: []*v1.Pod{examplePod("cache", 500, "1", nil)}}},
+		{Node: "n3", Victims: preemption.Victims{Pods: []*v1.Pod{examplePod("report", 10, "600m", nil), examplePod("etl", 10, "400m", nil)}}},
+	}
+	fmt.Println("node:", preemption.PickNode(candidates).Node)
+	_, d := preemption.PickNodeExplained(candidates, nil)
+	fmt.Println("by:", d)
+	// Output:
+	// node: n3
+	// by: lowest highest-victim priority (runner-up n2)
+}
+
 // Evaluate explains a decision: the candidates of the dry run, the node
 // chosen and the criterion that separated it from the runner-up.
 func ExampleEvaluate() {

@@ -9,7 +9,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Filter is an extra fit check, run after the resource check each time the
@@ -100,12 +99,9 @@ func (r Remaining) Free(name v1.ResourceName) int64 {
 // and some were added, without them. Its result is what [Evaluate] uses as
 // the prior status of a node when [Options.PriorStatus] is nil.
 func CheckFit(preemptor *v1.Pod, node NodeSnapshot, opts Options) Status {
-	c, err := newCall(preemptor, nil, &opts, time.Time{})
+	c, err := newNodeCall(preemptor, &node, nil, &opts, time.Time{})
 	if err != nil {
-		return Status{Code: Error, Reasons: []string{err.Error()}}
-	}
-	if node.node == nil {
-		return Status{Code: Error, Reasons: []string{fmt.Sprintf("%v: zero NodeSnapshot", ErrInvalidInput)}}
+		return errorStatus(err)
 	}
 	e := c.newEval()
 	e.reset(&node)
@@ -117,7 +113,6 @@ func CheckFit(preemptor *v1.Pod, node NodeSnapshot, opts Options) Status {
 type call struct {
 	pre     *v1.Pod
 	prio    int32
-	uid     types.UID
 	req     vector
 	checked []checkedScalar // scalars the resource check looks at
 	opts    *Options
@@ -141,7 +136,6 @@ func newCall(pre *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, opts *Options, n
 	c := &call{
 		pre:  pre,
 		prio: podPriority(pre),
-		uid:  pre.UID,
 		req:  preemptorVector(pre),
 		opts: opts,
 		now:  now,
@@ -153,6 +147,21 @@ func newCall(pre *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, opts *Options, n
 		}
 	}
 	return c, nil
+}
+
+// newNodeCall is newCall for the single-node entry points, which also
+// reject the zero NodeSnapshot.
+func newNodeCall(pre *v1.Pod, node *NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts *Options, now time.Time) (*call, error) {
+	c, err := newCall(pre, pdbs, opts, now)
+	if err == nil && node.node == nil {
+		err = fmt.Errorf("%w: zero NodeSnapshot", ErrInvalidInput)
+	}
+	return c, err
+}
+
+// errorStatus reports err as an [Error] status.
+func errorStatus(err error) Status {
+	return Status{Code: Error, Reasons: []string{err.Error()}}
 }
 
 // ignored reports whether the resource check skips an extended resource.
@@ -235,7 +244,7 @@ func (e *nodeEval) reset(node *NodeSnapshot) {
 	clear(e.nom.scalars)
 	for i := range node.nominated {
 		n := &node.nominated[i]
-		if n.priority < e.c.prio || n.pod.UID == e.c.uid {
+		if n.priority < e.c.prio || n.pod.UID == e.c.pre.UID {
 			continue
 		}
 		e.nomIdx = append(e.nomIdx, i)
@@ -297,7 +306,7 @@ func (e *nodeEval) check() Code {
 
 func (e *nodeEval) pass(nominated bool) Code {
 	e.lastFilter, e.lastNom = -1, nominated
-	if code := e.resourceCode(e.used(nominated)); code != Success {
+	if code := e.resourceFit(e.used(nominated), nil); code != Success {
 		return code
 	}
 	for i, f := range e.c.opts.Filters {
@@ -323,61 +332,56 @@ func (e *nodeEval) failure(code Code) Status {
 	if e.lastFilter >= 0 {
 		return Status{Code: code, Reasons: []string{fmt.Sprintf("rejected by filter %d", e.lastFilter)}}
 	}
-	return Status{Code: code, Reasons: e.resourceReasons(e.used(e.lastNom))}
+	var reasons []string
+	e.resourceFit(e.used(e.lastNom), &reasons)
+	return Status{Code: code, Reasons: reasons}
 }
 
-// resourceCode is the NodeResourcesFit filter: every failing item makes the
+// resourceFit is the NodeResourcesFit filter: every failing item makes the
 // node Unschedulable, and UnschedulableAndUnresolvable when the request
-// exceeds what the node has in total.
-func (e *nodeEval) resourceCode(u *usage) Code {
+// exceeds what the node has in total. With reasons nil it stops at the first
+// unresolvable item; otherwise it appends every failing item to *reasons, in
+// upstream's order (scalars by name, where upstream follows map order).
+func (e *nodeEval) resourceFit(u *usage, reasons *[]string) Code {
 	code := Success
 	if u.count+1 > e.node.allowedPods {
 		code = Unschedulable
-	}
-	r, a := &e.c.req, &e.node.alloc
-	for _, t := range [3][3]int64{{r.cpu, a.cpu, u.cpu}, {r.mem, a.mem, u.mem}, {r.eph, a.eph, u.eph}} {
-		if t[0] > 0 && t[0] > t[1]-t[2] {
-			if t[0] > t[1] {
-				return UnschedulableAndUnresolvable
-			}
-			code = Unschedulable
+		if reasons != nil {
+			*reasons = append(*reasons, reasonTooManyPods)
 		}
 	}
-	for i, s := range e.c.checked {
-		if s.req > e.alloc[i]-u.scalars[i] {
-			if s.req > e.alloc[i] {
-				return UnschedulableAndUnresolvable
+	for i := range 3 + len(e.c.checked) {
+		req, alloc, used, name := e.resourceItem(u, i)
+		if req <= 0 || req <= alloc-used {
+			continue
+		}
+		if req > alloc {
+			code = UnschedulableAndUnresolvable
+			if reasons == nil {
+				return code
 			}
+		} else if code == Success {
 			code = Unschedulable
+		}
+		if reasons != nil {
+			*reasons = append(*reasons, "Insufficient "+string(name))
 		}
 	}
 	return code
 }
 
-// resourceReasons lists every failing item of the resource check, in
-// upstream's order (scalars by name, where upstream follows map order).
-func (e *nodeEval) resourceReasons(u *usage) []string {
-	var out []string
-	if u.count+1 > e.node.allowedPods {
-		out = append(out, reasonTooManyPods)
-	}
+// resourceItem returns the i-th item of the resource check: cpu, memory,
+// ephemeral-storage, then the checked scalars.
+func (e *nodeEval) resourceItem(u *usage, i int) (req, alloc, used int64, name v1.ResourceName) {
 	r, a := &e.c.req, &e.node.alloc
-	for _, t := range []struct {
-		req, alloc, used int64
-		name             v1.ResourceName
-	}{
-		{r.cpu, a.cpu, u.cpu, v1.ResourceCPU},
-		{r.mem, a.mem, u.mem, v1.ResourceMemory},
-		{r.eph, a.eph, u.eph, v1.ResourceEphemeralStorage},
-	} {
-		if t.req > 0 && t.req > t.alloc-t.used {
-			out = append(out, "Insufficient "+string(t.name))
-		}
+	switch i {
+	case 0:
+		return r.cpu, a.cpu, u.cpu, v1.ResourceCPU
+	case 1:
+		return r.mem, a.mem, u.mem, v1.ResourceMemory
+	case 2:
+		return r.eph, a.eph, u.eph, v1.ResourceEphemeralStorage
 	}
-	for i, s := range e.c.checked {
-		if s.req > e.alloc[i]-u.scalars[i] {
-			out = append(out, "Insufficient "+string(s.name))
-		}
-	}
-	return out
+	s := &e.c.checked[i-3]
+	return s.req, e.alloc[i-3], u.scalars[i-3], s.name
 }

@@ -1,6 +1,7 @@
 package preemption_test
 
 import (
+	"reflect"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,8 +12,9 @@ import (
 
 // FuzzPreemptQuantities feeds arbitrary quantities (negative, fractional,
 // huge) and priorities through the request vectors, the victim search and
-// the whole decision: nothing may panic, and a victim is always of lower
-// priority than the preemptor.
+// the whole decision: nothing may panic, a preemptor's request is never
+// negative, a node's Requested is the sum of what its pods are charged, and
+// a victim is always of lower priority than the preemptor.
 func FuzzPreemptQuantities(f *testing.F) {
 	for _, s := range [][4]string{
 		{"500m", "300m", "200m", "500"},
@@ -57,8 +59,13 @@ func FuzzPreemptQuantities(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = preemption.PodRequests(pre)
-		_ = s.Requested()
+		req := preemption.PodRequests(pre)
+		if req.MilliCPU < 0 || req.Memory < 0 || req.EphemeralStorage < 0 || req.Scalars["example.com/x"] < 0 {
+			t.Fatalf("negative preemptor request %+v", req)
+		}
+		if got, want := s.Requested(), sumResources(preemption.AssignedPodRequests(a), preemption.AssignedPodRequests(b)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Requested %+v, sum of the pods' charges %+v", got, want)
+		}
 		opts := preemption.Options{Now: now, Workers: 1}
 		victims, ok := preemption.SelectVictims(pre, s, nil, opts)
 		if ok {
@@ -73,4 +80,22 @@ func FuzzPreemptQuantities(f *testing.F) {
 			t.Fatalf("code %v with error %v", r.Code, err)
 		}
 	})
+}
+
+// sumResources adds resource vectors name by name; Scalars stays nil when
+// no vector has any.
+func sumResources(rs ...preemption.Resources) preemption.Resources {
+	var out preemption.Resources
+	for _, r := range rs {
+		out.MilliCPU += r.MilliCPU
+		out.Memory += r.Memory
+		out.EphemeralStorage += r.EphemeralStorage
+		for name, v := range r.Scalars {
+			if out.Scalars == nil {
+				out.Scalars = map[v1.ResourceName]int64{}
+			}
+			out.Scalars[name] += v
+		}
+	}
+	return out
 }

@@ -190,17 +190,13 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 			r.Code, r.KeepNomination, r.Message = Error, true, err.Error()
 			return r, fmt.Errorf("%w: pod %s/%s: %w", ErrCandidateFilter, preemptor.Namespace, preemptor.Name, err)
 		}
-		if len(out) == 0 {
-			r.Code, r.KeepNomination, r.Message = Unschedulable, true, reasonNoCandidateNode
-			return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, reasonNoCandidateNode)
-		}
 		usable = out
 	}
 
 	r.Chosen, r.Decision = PickNodeExplained(usable, opts.ScoreFuncs)
 	if r.Chosen.Node == "" {
-		// SelectCandidate's result without a name (only a CandidateFilter
-		// can produce one).
+		// No candidate left, or SelectCandidate's result without a name:
+		// only a CandidateFilter can produce either.
 		r.Chosen, r.Decision = Candidate{}, Decision{}
 		r.Code, r.KeepNomination, r.Message = Unschedulable, true, reasonNoCandidateNode
 		return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, reasonNoCandidateNode)

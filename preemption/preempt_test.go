@@ -60,6 +60,17 @@ func TestEvaluate(t *testing.T) {
 		return func(t *testing.T) []preemption.NodeSnapshot { return []preemption.NodeSnapshot{snap(t, node, pods...)} }
 	}
 	var filterCalls int
+	// sampled is the setup of the sampling cases 20–22: 40% of the
+	// potential nodes and at least abs, from offset 4, with the filter
+	// calls counted in filterCalls.
+	sampled := func(abs int32) func(*preemption.Options) {
+		return func(o *preemption.Options) {
+			o.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: abs}
+			o.Offset = preemption.FixedOffset(4)
+			filterCalls = 0
+			o.Filters = []preemption.Filter{countFilter(&filterCalls)}
+		}
+	}
 	cases := []tc{
 		{
 			name:      "01 preempt the only pod",
@@ -182,13 +193,8 @@ func TestEvaluate(t *testing.T) {
 				return fiveNodes(t, [5]int32{mid, mid, mid, mid, mid}, [5]bool{})
 			},
 			preemptor: mkPod("p", prio(high), sizeL),
-			opts: func(o *preemption.Options) {
-				o.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: 1}
-				o.Offset = preemption.FixedOffset(4)
-				filterCalls = 0
-				o.Filters = []preemption.Filter{countFilter(&filterCalls)}
-			},
-			wantCode: preemption.Success, wantNode: "n5", wantVictims: []string{"p5"},
+			opts:      sampled(1),
+			wantCode:  preemption.Success, wantNode: "n5", wantVictims: []string{"p5"},
 			check: func(t *testing.T, r preemption.Result) {
 				assert.Equal(t, []string{"n5", "n1"}, candidateNodes(r.Candidates))
 				assert.Equal(t, int32(4), r.Offset)
@@ -203,13 +209,8 @@ func TestEvaluate(t *testing.T) {
 				return fiveNodes(t, [5]int32{mid, vhigh, mid, mid, vhigh}, [5]bool{})
 			},
 			preemptor: mkPod("p", prio(high), sizeL),
-			opts: func(o *preemption.Options) {
-				o.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: 1}
-				o.Offset = preemption.FixedOffset(4)
-				filterCalls = 0
-				o.Filters = []preemption.Filter{countFilter(&filterCalls)}
-			},
-			wantCode: preemption.Success, wantNode: "n1", wantVictims: []string{"p1"},
+			opts:      sampled(1),
+			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"p1"},
 			check: func(t *testing.T, r preemption.Result) {
 				assert.Equal(t, []string{"n1", "n3"}, candidateNodes(r.Candidates))
 				assert.Equal(t, 4, r.Evaluated)
@@ -223,13 +224,8 @@ func TestEvaluate(t *testing.T) {
 			},
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
 			preemptor: mkPod("p", prio(high), sizeL),
-			opts: func(o *preemption.Options) {
-				o.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: 2}
-				o.Offset = preemption.FixedOffset(4)
-				filterCalls = 0
-				o.Filters = []preemption.Filter{countFilter(&filterCalls)}
-			},
-			wantCode: preemption.Success, wantNode: "n3", wantVictims: []string{"p3"},
+			opts:      sampled(2),
+			wantCode:  preemption.Success, wantNode: "n3", wantVictims: []string{"p3"},
 			check: func(t *testing.T, r preemption.Result) {
 				assert.Equal(t, []string{"n3", "n5", "n1"}, candidateNodes(r.Candidates))
 				assert.Equal(t, []int{0, 1, 1}, []int{
@@ -257,36 +253,28 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "33b preemptionPolicy Never: not eligible, nomination kept",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"), mkPod("p1.1", prio(low), sizeS))}
-			},
+			name:      "33b preemptionPolicy Never: not eligible, nomination kept",
+			nodes:     one(stdNode("n1"), mkPod("p1.1", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, policy(v1.PreemptNever)),
 			wantErr:   preemption.ErrNotEligible, wantCode: preemption.Unschedulable, wantKeep: true,
 			wantMessage: "not eligible due to preemptionPolicy=Never.",
 		},
 		{
-			name: "33c preemptionPolicy PreemptLowerPriority is the default",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"), mkPod("p1.1", prio(low), sizeS))}
-			},
+			name:      "33c preemptionPolicy PreemptLowerPriority is the default",
+			nodes:     one(stdNode("n1"), mkPod("p1.1", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, policy(v1.PreemptLowerPriority)),
 			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"p1.1"},
 		},
 		{
-			name: "34 a victim still terminating on the nominated node: not eligible",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(true)))}
-			},
+			name:      "34 a victim still terminating on the nominated node: not eligible",
+			nodes:     one(stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(true))),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			wantErr:   preemption.ErrNotEligible, wantCode: preemption.Unschedulable, wantKeep: true,
 			wantMessage: "not eligible due to a terminating pod on the nominated node.",
 		},
 		{
-			name: "34b terminating for another reason: eligible (and a victim)",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(false)))}
-			},
+			name:      "34b terminating for another reason: eligible (and a victim)",
+			nodes:     one(stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(false))),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"t"},
 		},
@@ -320,28 +308,22 @@ func TestEvaluate(t *testing.T) {
 		},
 		{
 			name: "34d terminating pod of equal priority: eligible",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"),
-					mkPod("t", prio(high), sizeS, terminating(true)), mkPod("v", prio(low), sizeS))}
-			},
+			nodes: one(stdNode("n1"),
+				mkPod("t", prio(high), sizeS, terminating(true)), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			wantErr:   preemption.ErrNoCandidate, wantCode: preemption.Unschedulable,
 			wantMessage: "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.",
 		},
 		{
-			name: "34e a nominated node missing from the snapshot: eligible",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n2"), mkPod("v", prio(low), sizeS))}
-			},
+			name:      "34e a nominated node missing from the snapshot: eligible",
+			nodes:     one(stdNode("n2"), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("gone")),
 			wantCode:  preemption.Success, wantNode: "n2", wantVictims: []string{"v"},
 		},
 		{
 			name: "34f IsEligibleVictim also filters the terminating pods",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, stdNode("n1"),
-					mkPod("t", prio(low), sizeS, terminating(true)), mkPod("v", prio(low), sizeS))}
-			},
+			nodes: one(stdNode("n1"),
+				mkPod("t", prio(low), sizeS, terminating(true)), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			opts: func(o *preemption.Options) {
 				o.IsEligibleVictim = func(_ *preemption.NodeSnapshot, v, _ *v1.Pod) bool { return v.Name != "t" }
@@ -404,10 +386,8 @@ func TestEvaluate(t *testing.T) {
 		},
 		{
 			name: "39 a request beyond allocatable leaves the node out",
-			nodes: func(t *testing.T) []preemption.NodeSnapshot {
-				return []preemption.NodeSnapshot{snap(t, mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
-					mkPod("L", prio(low), reqs("example.com/gpu", "2")))}
-			},
+			nodes: one(mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
+				mkPod("L", prio(low), reqs("example.com/gpu", "2"))),
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "3")),
 			wantErr:   preemption.ErrNoCandidate, wantCode: preemption.Unschedulable,
 			wantMessage: "0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
@@ -555,6 +535,7 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 		wantCode preemption.Code
 		wantNode string
 		wantKeep bool
+		wantMsg  string
 	}{
 		{
 			name: "keeps only n3",
@@ -562,18 +543,21 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 				return cs[2:], nil
 			},
 			wantCode: preemption.Success, wantNode: "n3",
+			wantMsg: "found a potential placement for pod on node n3, preempting 1 victims",
 		},
 		{
 			name:     "removes every candidate",
 			filter:   func(*v1.Pod, []preemption.Candidate) ([]preemption.Candidate, error) { return nil, nil },
 			wantErr:  preemption.ErrNoCandidate,
 			wantCode: preemption.Unschedulable, wantKeep: true,
+			wantMsg: "no candidate node for preemption",
 		},
 		{
 			name:     "fails",
 			filter:   func(*v1.Pod, []preemption.Candidate) ([]preemption.Candidate, error) { return nil, boom },
 			wantErr:  boom,
 			wantCode: preemption.Error, wantKeep: true,
+			wantMsg: "extender down",
 		},
 		{
 			name: "returns a candidate without a node name",
@@ -584,6 +568,7 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 			},
 			wantErr:  preemption.ErrNoCandidate,
 			wantCode: preemption.Unschedulable, wantKeep: true,
+			wantMsg: "no candidate node for preemption",
 		},
 		{
 			name: "returns a candidate without victims",
@@ -592,6 +577,7 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 			},
 			wantErr:  preemption.ErrCandidateFilter,
 			wantCode: preemption.Error, wantKeep: true,
+			wantMsg: `expected at least one victim pod on node "n1"`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -606,6 +592,12 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 			assert.Equal(t, c.wantCode, r.Code)
 			assert.Equal(t, c.wantNode, r.Chosen.Node)
 			assert.Equal(t, c.wantKeep, r.KeepNomination)
+			assert.Equal(t, c.wantMsg, r.Message)
+			if c.wantCode != preemption.Success {
+				assert.Equal(t, preemption.Candidate{}, r.Chosen)
+				assert.Equal(t, preemption.Decision{}, r.Decision)
+				assert.Empty(t, r.NominatedNode)
+			}
 			assert.Len(t, r.Candidates, 3)
 		})
 	}

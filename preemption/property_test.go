@@ -302,3 +302,68 @@ func TestPropertyEvaluateAgreesWithSelectVictims(t *testing.T) {
 		}
 	})
 }
+
+// pickScore is the default pick criteria of a candidate with victims, as
+// PickNode documents them, higher is better: fewest PDB violations, lowest
+// priority of the first victim, smallest sum of priorities shifted by 2³¹,
+// fewest victims, latest earliest start among the highest-priority victims.
+func pickScore(c preemption.Candidate) [5]int64 {
+	pods := c.Victims.Pods
+	top := *pods[0].Spec.Priority
+	var sum int64
+	for _, p := range pods {
+		sum += int64(*p.Spec.Priority) + 1<<31
+		top = max(top, *p.Spec.Priority)
+	}
+	var earliest time.Time
+	for _, p := range pods {
+		if s := startOf(p); *p.Spec.Priority == top && (earliest.IsZero() || s.Before(earliest)) {
+			earliest = s
+		}
+	}
+	return [5]int64{
+		-int64(c.Victims.NumPDBViolations), -int64(*pods[0].Spec.Priority), -sum, -int64(len(pods)), earliest.UnixNano(),
+	}
+}
+
+// TestPropertyPickNode: PickNode returns a candidate that no other beats on
+// the criteria taken in order, the first such one in slice order, and a
+// reordering of the candidates picks a candidate with the same scores.
+func TestPropertyPickNode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cands := make([]preemption.Candidate, rapid.IntRange(1, 6).Draw(t, "candidates"))
+		for i := range cands {
+			pods := make([]*v1.Pod, rapid.IntRange(1, 2).Draw(t, "victims"))
+			for j := range pods {
+				// Few distinct values, so that the later criteria decide
+				// often.
+				opts := []podOpt{prio(rapid.SampledFrom([]int32{neg, low, low, mid, mid}).Draw(t, "prio"))}
+				if s := rapid.IntRange(0, 3).Draw(t, "start"); s > 0 {
+					opts = append(opts, started(ts(s)))
+				}
+				pods[j] = mkPod(fmt.Sprintf("c%d-v%d", i, j), opts...)
+			}
+			cands[i] = preemption.Candidate{Node: fmt.Sprintf("c%d", i), Victims: preemption.Victims{
+				Pods: pods, NumPDBViolations: rapid.SampledFrom([]int{0, 0, 0, 1}).Draw(t, "violations"), Now: now,
+			}}
+		}
+		got := preemption.PickNode(cands)
+		w := slices.IndexFunc(cands, func(c preemption.Candidate) bool { return c.Node == got.Node })
+		if w < 0 || !reflect.DeepEqual(got, cands[w]) {
+			t.Fatalf("picked %s, not one of the candidates", got.Node)
+		}
+		best := pickScore(got)
+		for i, c := range cands {
+			switch s := pickScore(c); {
+			case slices.Compare(s[:], best[:]) > 0:
+				t.Fatalf("picked %s %v, but %s scores %v", got.Node, best, c.Node, s)
+			case i < w && s == best:
+				t.Fatalf("picked %s, but %s ties on every criterion and comes first", got.Node, c.Node)
+			}
+		}
+		shuffled := rapid.Permutation(cands).Draw(t, "shuffled")
+		if s := pickScore(preemption.PickNode(shuffled)); s != best {
+			t.Fatalf("reordered candidates pick scores %v, not %v", s, best)
+		}
+	})
+}

@@ -110,38 +110,30 @@ func AssignedPodRequests(pod *v1.Pod) Resources {
 	return chargedVector(pod).export()
 }
 
-// preemptorVector mirrors computePodResourceRequest: spec-only requests folded
-// with a per-resource max against zero.
+// preemptorVector mirrors computePodResourceRequest: spec-only requests, each
+// amount raised to at least zero.
 func preemptorVector(pod *v1.Pod) vector {
-	reqs := aggregateRequests(pod, false)
-	applyPodLevel(pod, reqs, false)
-	addList(reqs, pod.Spec.Overhead)
-	var v vector
-	for name, q := range reqs {
-		switch name {
-		case v1.ResourceCPU:
-			v.cpu = max(v.cpu, q.MilliValue())
-		case v1.ResourceMemory:
-			v.mem = max(v.mem, q.Value())
-		case v1.ResourceEphemeralStorage:
-			v.eph = max(v.eph, q.Value())
-		default:
-			if isScalarName(name) {
-				v.scalars = append(v.scalars, scalar{name, max(0, q.Value())})
-			}
-		}
+	v := listVector(requestList(pod, false))
+	v.cpu, v.mem, v.eph = max(v.cpu, 0), max(v.mem, 0), max(v.eph, 0)
+	for i := range v.scalars {
+		v.scalars[i].value = max(v.scalars[i].value, 0)
 	}
-	slices.SortFunc(v.scalars, func(a, b scalar) int { return cmp.Compare(a.name, b.name) })
 	return v
 }
 
 // chargedVector mirrors PodInfo.CalculateResource with InPlacePodVerticalScaling
 // (GA) and InPlacePodLevelResourcesVerticalScaling (beta, on) enabled.
 func chargedVector(pod *v1.Pod) vector {
-	reqs := aggregateRequests(pod, true)
-	applyPodLevel(pod, reqs, true)
+	return listVector(requestList(pod, true))
+}
+
+// requestList is the pod's aggregated container requests with the pod-level
+// requests and the overhead applied; useStatus as in aggregateRequests.
+func requestList(pod *v1.Pod, useStatus bool) v1.ResourceList {
+	reqs := aggregateRequests(pod, useStatus)
+	applyPodLevel(pod, reqs, useStatus)
 	addList(reqs, pod.Spec.Overhead)
-	return listVector(reqs)
+	return reqs
 }
 
 // listVector converts a resource list the way Resource.Add does.
@@ -173,9 +165,7 @@ func listVector(l v1.ResourceList) vector {
 // useStatus, a pod already admitted is charged the largest of its spec,
 // allocated and actuated requests.
 func aggregateRequests(pod *v1.Pod, useStatus bool) v1.ResourceList {
-	spec := foldContainers(pod, func(c *v1.Container, _ *v1.ContainerStatus, _ bool) v1.ResourceList {
-		return c.Resources.Requests
-	}, false)
+	spec := foldContainers(pod, func(c *v1.Container) v1.ResourceList { return c.Resources.Requests })
 	if !useStatus {
 		return spec
 	}
@@ -188,8 +178,12 @@ func aggregateRequests(pod *v1.Pod, useStatus bool) v1.ResourceList {
 	if pod.Status.AllocatedResources != nil && pod.Status.Resources != nil && pod.Status.Resources.Requests != nil {
 		allocated, actuated = pod.Status.AllocatedResources, pod.Status.Resources.Requests
 	} else {
-		allocated = foldContainers(pod, allocatedRequests, true)
-		actuated = foldContainers(pod, actuatedRequests, true)
+		allocated = foldContainers(pod, func(c *v1.Container) v1.ResourceList {
+			return allocatedRequests(c, containerStatus(pod, c.Name), infeasible)
+		})
+		actuated = foldContainers(pod, func(c *v1.Container) v1.ResourceList {
+			return actuatedRequests(c, containerStatus(pod, c.Name), infeasible)
+		})
 	}
 	out := v1.ResourceList{}
 	if !infeasible {
@@ -240,18 +234,10 @@ func actuatedRequests(c *v1.Container, st *v1.ContainerStatus, infeasible bool) 
 
 // foldContainers applies the sidecar-aware container formula to the lists
 // that get returns for each container.
-func foldContainers(pod *v1.Pod, get func(*v1.Container, *v1.ContainerStatus, bool) v1.ResourceList, useStatus bool) v1.ResourceList {
-	infeasible := useStatus && resizeInfeasible(pod)
-	status := func(name string) *v1.ContainerStatus {
-		if !useStatus {
-			return nil
-		}
-		return containerStatus(pod, name)
-	}
+func foldContainers(pod *v1.Pod, get func(*v1.Container) v1.ResourceList) v1.ResourceList {
 	total := v1.ResourceList{}
 	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
-		addList(total, get(c, status(c.Name), infeasible))
+		addList(total, get(&pod.Spec.Containers[i]))
 	}
 	if len(pod.Spec.InitContainers) == 0 {
 		return total
@@ -260,7 +246,7 @@ func foldContainers(pod *v1.Pod, get func(*v1.Container, *v1.ContainerStatus, bo
 	peak := v1.ResourceList{}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		req := get(c, status(c.Name), infeasible)
+		req := get(c)
 		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
 			addList(total, req)
 			addList(sidecars, req)

@@ -43,7 +43,9 @@ func (c Code) String() string {
 // Status is a [Code] with the reasons behind it, in the order the scheduler
 // reports them ("Too many pods", "Insufficient cpu", ...).
 type Status struct {
-	Code    Code
+	// Code is the outcome.
+	Code Code
+	// Reasons explain a failure; none for Success.
 	Reasons []string
 }
 

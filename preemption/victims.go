@@ -58,12 +58,9 @@ func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDis
 // victims found for incoming pod", the failed fit check, or Error for
 // invalid input.
 func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, Status) {
-	c, err := newCall(preemptor, pdbs, &opts, opts.now())
+	c, err := newNodeCall(preemptor, &node, pdbs, &opts, opts.now())
 	if err != nil {
-		return Victims{}, Status{Code: Error, Reasons: []string{err.Error()}}
-	}
-	if node.node == nil {
-		return Victims{}, Status{Code: Error, Reasons: []string{ErrInvalidInput.Error() + ": zero NodeSnapshot"}}
+		return Victims{}, errorStatus(err)
 	}
 	return c.newEval().selectVictims(&node)
 }

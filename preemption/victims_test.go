@@ -1,6 +1,7 @@
 package preemption_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,6 +30,26 @@ func TestSelectVictims(t *testing.T) {
 		wantStatus     preemption.Status
 	}
 	ok := preemption.Status{Code: preemption.Success}
+	// fooPods are the pods of cases 10–13: n mid M pods labelled app=foo,
+	// p1.1 started first.
+	fooPods := func(n int) []*v1.Pod {
+		out := make([]*v1.Pod, n)
+		for i := range out {
+			out[i] = mkPod(fmt.Sprintf("p1.%d", i+1), prio(mid), sizeM, labeled("app", "foo"), started(ts(i+1)))
+		}
+		return out
+	}
+	// tiedPods are the pods of the tie-order cases: p2 and p4 tie on
+	// priority and start time, and only p4 is covered by the "app=foo" budget.
+	tiedPods := func() []*v1.Pod {
+		return []*v1.Pod{
+			mkPod("p0", prio(mid), sizeS, started(ts(2))),
+			mkPod("p1", prio(mid), sizeS, started(ts(1))),
+			mkPod("p2", prio(high), sizeS, started(ts(1))),
+			mkPod("p3", prio(low), sizeS, started(ts(1))),
+			mkPod("p4", prio(high), sizeS, started(ts(1)), labeled("app", "foo")),
+		}
+	}
 	cases := []tc{
 		{
 			name:      "01 the only pod goes for a preemptor without requests",
@@ -94,46 +115,33 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name: "10 two pods under a budget of 1: one violation",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p1.1", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
-				mkPod("p1.2", prio(mid), sizeM, labeled("app", "foo"), started(ts(2))),
-			},
+			name:      "10 two pods under a budget of 1: one violation",
+			node:      stdNode("n1"),
+			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1)},
 			preemptor: mkPod("p", prio(high), sizeXL),
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "11 a victim already in disruptedPods is not charged",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p1.1", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
-				mkPod("p1.2", prio(mid), sizeM, labeled("app", "foo"), started(ts(2))),
-			},
+			name:      "11 a victim already in disruptedPods is not charged",
+			node:      stdNode("n1"),
+			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.2"))},
 			preemptor: mkPod("p", prio(high), sizeXL),
 			want:      []string{"p1.1", "p1.2"}, wantStatus: ok,
 		},
 		{
-			name: "12 disruptedPods naming a pod elsewhere changes nothing",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p1.1", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
-				mkPod("p1.2", prio(mid), sizeM, labeled("app", "foo"), started(ts(2))),
-			},
+			name:      "12 disruptedPods naming a pod elsewhere changes nothing",
+			node:      stdNode("n1"),
+			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p2"))},
 			preemptor: mkPod("p", prio(high), sizeXL),
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "13 three pods, one already disrupted: one violation",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p1.1", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
-				mkPod("p1.2", prio(mid), sizeM, labeled("app", "foo"), started(ts(2))),
-				mkPod("p1.3", prio(mid), sizeM, labeled("app", "foo"), started(ts(3))),
-			},
+			name:      "13 three pods, one already disrupted: one violation",
+			node:      stdNode("n1"),
+			pods:      fooPods(3),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.3"))},
 			preemptor: mkPod("p", prio(high), sizeXL),
 			want:      []string{"p1.1", "p1.2", "p1.3"}, wantViolations: 1, wantStatus: ok,
@@ -336,15 +344,9 @@ func TestSelectVictims(t *testing.T) {
 			// and start time, so upstream returns [p4 p2 p1 p0 p3] (found
 			// by the conformance test TestVictimTieOrder). Breaking the tie
 			// by node order would give [p2 p4 …].
-			name: "tied victims keep upstream's append order: the PDB-violating one first",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p0", prio(mid), sizeS, started(ts(2))),
-				mkPod("p1", prio(mid), sizeS, started(ts(1))),
-				mkPod("p2", prio(high), sizeS, started(ts(1))),
-				mkPod("p3", prio(low), sizeS, started(ts(1))),
-				mkPod("p4", prio(high), sizeS, started(ts(1)), labeled("app", "foo")),
-			},
+			name:      "tied victims keep upstream's append order: the PDB-violating one first",
+			node:      stdNode("n1"),
+			pods:      tiedPods(),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
 			preemptor: mkPod("p", prio(vhigh), sizeXL),
 			want:      []string{"p4", "p2", "p1", "p0", "p3"}, wantViolations: 1, wantStatus: ok,
@@ -354,15 +356,9 @@ func TestSelectVictims(t *testing.T) {
 			// its sorts are stable too, so p2 precedes p4 and p0 precedes
 			// p1 among the potential victims (node order), and p4, found
 			// first as the violating victim, leads among the victims.
-			name: "tied victims under MoreImportant: the PDB-violating one first, then node order",
-			node: stdNode("n1"),
-			pods: []*v1.Pod{
-				mkPod("p0", prio(mid), sizeS, started(ts(2))),
-				mkPod("p1", prio(mid), sizeS, started(ts(1))),
-				mkPod("p2", prio(high), sizeS, started(ts(1))),
-				mkPod("p3", prio(low), sizeS, started(ts(1))),
-				mkPod("p4", prio(high), sizeS, started(ts(1)), labeled("app", "foo")),
-			},
+			name:      "tied victims under MoreImportant: the PDB-violating one first, then node order",
+			node:      stdNode("n1"),
+			pods:      tiedPods(),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
 			preemptor: mkPod("p", prio(vhigh), sizeXL),
 			opts: func(o *preemption.Options) {
