@@ -49,13 +49,13 @@ func (p *perItemTimers) Add(key string, createdAt, fireAt time.Time) bool {
 			p.mu.Unlock()
 		})
 	}
-	if d := fireAt.Sub(createdAt); d <= 0 {
+	d := fireAt.Sub(createdAt)
+	if d <= 0 {
 		fire()
 		p.workers[key] = nil
 		return true
-	} else {
-		w.timer = time.AfterFunc(d, fire)
 	}
+	w.timer = time.AfterFunc(d, fire)
 	p.workers[key] = w
 	return true
 }
@@ -94,22 +94,34 @@ func benchKeys(prefix string, n int) []string {
 	return keys
 }
 
+// impl makes a fresh scheduler; wait returns once every due item has run,
+// and stop releases the scheduler.
 type impl struct {
 	name string
-	make func() (scheduler, func())
+	make func() (s scheduler, wait, stop func())
 }
 
 func impls() []impl {
 	noop := func(context.Context, string, time.Time) error { return nil }
 	return []impl{
-		{"heap", func() (scheduler, func()) {
+		{"heap", func() (scheduler, func(), func()) {
 			q := New(noop)
-			return q, func() { _ = q.Shutdown(context.Background()) }
+			return q, func() { _ = q.Idle(context.Background()) }, func() { _ = q.Shutdown(context.Background()) }
 		}},
-		{"per-item-timers", func() (scheduler, func()) {
+		{"per-item-timers", func() (scheduler, func(), func()) {
 			p := newPerItemTimers(noop)
-			return p, func() {}
+			return p, p.wait, func() {}
 		}},
+	}
+}
+
+// runImpls runs f as the sub-benchmark "impl/pending=n" for every
+// implementation and size.
+func runImpls(b *testing.B, f func(b *testing.B, im impl, n int)) {
+	for _, im := range impls() {
+		for _, sz := range benchSizes {
+			b.Run(im.name+"/"+sz.name, func(b *testing.B) { f(b, im, sz.n) })
+		}
 	}
 }
 
@@ -133,133 +145,99 @@ func warmUp(s scheduler, keys []string, now time.Time) {
 	}
 }
 
+// prepare makes a scheduler of im with n future items pending, stopped when
+// b ends, and returns it with a warmed-up batch of benchBatch extra keys and
+// the time the items were added at.
+func prepare(b *testing.B, im impl, n int) (s scheduler, wait func(), batch []string, now time.Time) {
+	s, wait, stop := im.make()
+	b.Cleanup(stop)
+	now = time.Now()
+	fill(s, benchKeys("bench", n), now)
+	batch = benchKeys("extra", benchBatch)
+	warmUp(s, batch, now)
+	return s, wait, batch, now
+}
+
 // BenchmarkAdd: one Add of a future item with n items pending.
 func BenchmarkAdd(b *testing.B) {
-	for _, im := range impls() {
-		for _, sz := range benchSizes {
-			b.Run(im.name+"/"+sz.name, func(b *testing.B) {
-				s, stop := im.make()
-				defer stop()
-				now := time.Now()
-				fill(s, benchKeys("bench", sz.n), now)
-				batch := benchKeys("extra", benchBatch)
-				warmUp(s, batch, now)
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					s.Add(batch[i], now, now.Add(2*time.Hour+time.Duration(i)))
-					if i++; i == benchBatch {
-						b.StopTimer()
-						for _, k := range batch {
-							s.Cancel(k)
-						}
-						i = 0
-						b.StartTimer()
-					}
+	runImpls(b, func(b *testing.B, im impl, n int) {
+		s, _, batch, now := prepare(b, im, n)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			s.Add(batch[i], now, now.Add(2*time.Hour+time.Duration(i)))
+			if i++; i == benchBatch {
+				b.StopTimer()
+				for _, k := range batch {
+					s.Cancel(k)
 				}
-			})
+				i = 0
+				b.StartTimer()
+			}
 		}
-	}
+	})
 }
 
 // BenchmarkCancel: one Cancel of a pending item with n items pending.
 func BenchmarkCancel(b *testing.B) {
-	for _, im := range impls() {
-		for _, sz := range benchSizes {
-			b.Run(im.name+"/"+sz.name, func(b *testing.B) {
-				s, stop := im.make()
-				defer stop()
-				now := time.Now()
-				fill(s, benchKeys("bench", sz.n), now)
-				batch := benchKeys("extra", benchBatch)
-				warmUp(s, batch, now)
-				refill := func() {
-					for j, k := range batch {
-						// Spread over the pending range, like real cancels.
-						s.Add(k, now, now.Add(time.Hour+time.Duration(j*sz.n/benchBatch)*time.Microsecond))
-					}
-				}
-				refill()
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					s.Cancel(batch[i])
-					if i++; i == benchBatch {
-						b.StopTimer()
-						refill()
-						i = 0
-						b.StartTimer()
-					}
-				}
-			})
+	runImpls(b, func(b *testing.B, im impl, n int) {
+		s, _, batch, now := prepare(b, im, n)
+		refill := func() {
+			for j, k := range batch {
+				// Spread over the pending range, like real cancels.
+				s.Add(k, now, now.Add(time.Hour+time.Duration(j*n/benchBatch)*time.Microsecond))
+			}
 		}
-	}
+		refill()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			s.Cancel(batch[i])
+			if i++; i == benchBatch {
+				b.StopTimer()
+				refill()
+				i = 0
+				b.StartTimer()
+			}
+		}
+	})
 }
 
 // BenchmarkAddFire: one Add of an item due at once, including its work
 // call, with n future items pending.
 func BenchmarkAddFire(b *testing.B) {
-	noop := func(context.Context, string, time.Time) error { return nil }
-	for _, sz := range benchSizes {
-		b.Run("heap/"+sz.name, func(b *testing.B) {
-			q := New(noop)
-			defer func() { _ = q.Shutdown(context.Background()) }()
-			now := time.Now()
-			fill(q, benchKeys("bench", sz.n), now)
-			batch := benchKeys("extra", benchBatch)
-			warmUp(q, batch, now)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				q.Add(batch[i], now, now)
-				if i++; i == benchBatch {
-					_ = q.Idle(context.Background())
-					i = 0
-				}
+	runImpls(b, func(b *testing.B, im impl, n int) {
+		s, wait, batch, now := prepare(b, im, n)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			s.Add(batch[i], now, now)
+			if i++; i == benchBatch {
+				wait()
+				i = 0
 			}
-			_ = q.Idle(context.Background())
-		})
-		b.Run("per-item-timers/"+sz.name, func(b *testing.B) {
-			p := newPerItemTimers(noop)
-			now := time.Now()
-			fill(p, benchKeys("bench", sz.n), now)
-			batch := benchKeys("extra", benchBatch)
-			warmUp(p, batch, now)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				p.Add(batch[i], now, now)
-				if i++; i == benchBatch {
-					p.wait()
-					i = 0
-				}
-			}
-			p.wait()
-		})
-	}
+		}
+		wait()
+	})
 }
 
 // BenchmarkMemoryPerItem reports the live heap per pending item (B/item)
 // after building a queue of n items.
 func BenchmarkMemoryPerItem(b *testing.B) {
-	for _, im := range impls() {
-		for _, sz := range benchSizes {
-			b.Run(im.name+"/"+sz.name, func(b *testing.B) {
-				keys := benchKeys("bench", sz.n)
-				now := time.Now()
-				b.ReportAllocs()
-				var perItem float64
-				for b.Loop() {
-					perItem = liveBytesPerItem(sz.n, func() func() {
-						s, stop := im.make()
-						fill(s, keys, now)
-						return func() { runtime.KeepAlive(s); stop() }
-					})
-				}
-				b.ReportMetric(perItem, "B/item")
+	runImpls(b, func(b *testing.B, im impl, n int) {
+		keys := benchKeys("bench", n)
+		now := time.Now()
+		b.ReportAllocs()
+		var perItem float64
+		for b.Loop() {
+			perItem = liveBytesPerItem(n, func() func() {
+				s, _, stop := im.make()
+				fill(s, keys, now)
+				return func() { runtime.KeepAlive(s); stop() }
 			})
 		}
-	}
+		b.ReportMetric(perItem, "B/item")
+	})
 }
 
 // liveBytesPerItem measures the heap that build leaves live, per item; the
@@ -282,7 +260,7 @@ func BenchmarkParallelAddCancel(b *testing.B) {
 	pool := benchKeys("p", lanes*benchBatch)
 	for _, im := range impls() {
 		b.Run(im.name, func(b *testing.B) {
-			s, stop := im.make()
+			s, _, stop := im.make()
 			defer stop()
 			now := time.Now()
 			fill(s, benchKeys("bench", 100_000), now)
@@ -368,7 +346,7 @@ func BenchmarkRateLimited(b *testing.B) {
 func BenchmarkAddCancelRound(b *testing.B) {
 	for _, im := range impls() {
 		b.Run(im.name+"/items=1M", func(b *testing.B) {
-			s, stop := im.make()
+			s, _, stop := im.make()
 			defer stop()
 			keys := benchKeys("ns", 1_000_000)
 			round := func() {

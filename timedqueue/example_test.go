@@ -57,6 +57,35 @@ func ExampleQueue() {
 	// pending: 0
 }
 
+// Rescheduling: a second Add of a pending key is refused (the first add
+// wins), Replace moves its fire time, and Get shows the stored item.
+func ExampleQueue_Replace() {
+	clk := testclock.NewFakeClock(start)
+	q := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), key, fireAt.Sub(start))
+		return nil
+	}, timedqueue.WithClock(clk), timedqueue.WithWorkers(1))
+	ctx := context.Background()
+
+	q.Add("ns/pod", start, start.Add(time.Minute))
+	fmt.Println("add again:", q.Add("ns/pod", start, start.Add(5*time.Second)))
+	fmt.Println("replace:", q.Replace("ns/pod", start, start.Add(5*time.Second)))
+	it, _ := q.Get("ns/pod")
+	fmt.Println(it.Key, it.State, "due", it.FireAt.Sub(start))
+
+	clk.Step(5 * time.Second)
+	_ = q.Idle(ctx)
+	_, ok := q.Get("ns/pod")
+	fmt.Println("still queued:", ok)
+	_ = q.Shutdown(ctx)
+	// Output:
+	// add again: false
+	// replace: true
+	// ns/pod pending due 5s
+	// 5s run ns/pod (due 5s)
+	// still queued: false
+}
+
 // Durable retries: the work fails twice, and the queue tries again after 1 s
 // and then 2 s on its clock.
 func ExampleWithRetry() {

@@ -418,24 +418,22 @@ func (h *Heap[K]) nextSeq() uint64 {
 	return h.seq
 }
 
+// pushElem appends slot s to the heap, due at due; up records its position.
 func (h *Heap[K]) pushElem(s int32, due time.Time) {
 	sec, nsec := wall(due)
 	h.elems = append(h.elems, elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()})
-	i := len(h.elems) - 1
-	h.slots[s].pos = int32(i)
-	h.up(i)
+	h.up(len(h.elems) - 1)
 }
 
-// removeAt deletes heap entry i, clearing the vacated array slot.
+// removeAt deletes heap entry i, clearing the vacated array slot. The last
+// entry moves into i; fix records its position.
 func (h *Heap[K]) removeAt(i int) {
 	last := len(h.elems) - 1
-	if i != last {
-		h.elems[i] = h.elems[last]
-		h.slots[h.elems[i].slot].pos = int32(i)
-	}
+	moved := h.elems[last]
 	h.elems[last] = elem{}
 	h.elems = h.elems[:last]
-	if i != last {
+	if i < last {
+		h.elems[i] = moved
 		h.fix(i)
 	}
 }
@@ -451,6 +449,14 @@ func (h *Heap[K]) fix(i int) {
 // share cache lines, which matters at a million items.
 const arity = 4
 
+// place puts e at heap index i and records i in e's slot.
+func (h *Heap[K]) place(i int, e elem) {
+	h.elems[i] = e
+	h.slots[e.slot].pos = int32(i)
+}
+
+// up sifts entry i towards the root and records the position of every
+// entry it moves, its own included.
 func (h *Heap[K]) up(i int) {
 	e := h.elems[i]
 	for i > 0 {
@@ -458,15 +464,14 @@ func (h *Heap[K]) up(i int) {
 		if !e.less(h.elems[p]) {
 			break
 		}
-		h.elems[i] = h.elems[p]
-		h.slots[h.elems[i].slot].pos = int32(i)
+		h.place(i, h.elems[p])
 		i = p
 	}
-	h.elems[i] = e
-	h.slots[e.slot].pos = int32(i)
+	h.place(i, e)
 }
 
-// down sifts entry i towards the leaves and reports whether it moved.
+// down sifts entry i towards the leaves, records the position of every
+// entry it moves, its own included, and reports whether it moved.
 func (h *Heap[K]) down(i0 int) bool {
 	n := len(h.elems)
 	i := i0
@@ -485,11 +490,9 @@ func (h *Heap[K]) down(i0 int) bool {
 		if !h.elems[m].less(e) {
 			break
 		}
-		h.elems[i] = h.elems[m]
-		h.slots[h.elems[i].slot].pos = int32(i)
+		h.place(i, h.elems[m])
 		i = m
 	}
-	h.elems[i] = e
-	h.slots[e.slot].pos = int32(i)
+	h.place(i, e)
 	return i > i0
 }

@@ -276,7 +276,7 @@ func TestQueueMatchesModel(t *testing.T) {
 				for k := range 10 {
 					it, ok := q.Get(k)
 					i := m.find(k)
-					if ok != (i >= 0) || ok && (!it.FireAt.Equal(m.items[i].fireAt) || it.State != Pending) {
+					if ok != (i >= 0) || ok && (!it.FireAt.Equal(m.items[i].fireAt) || !it.CreatedAt.Equal(m.items[i].created) || it.State != Pending) {
 						t.Fatalf("Get(%d) = %+v, %v", k, it, ok)
 					}
 				}

@@ -70,17 +70,16 @@ func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) e
 func (q *Queue[K]) Add(key K, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return false
-	}
+	return !q.closed && q.addLocked(key, createdAt, fireAt)
+}
+
+// addLocked pushes a new item for key, as [Queue.Add] does on an open queue.
+func (q *Queue[K]) addLocked(key K, createdAt, fireAt time.Time) bool {
 	s, ok := q.h.push(key, createdAt, fireAt)
-	if !ok {
-		return false
-	}
-	if q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
+	if ok && q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
 		q.pumpLocked(q.clock.Now())
 	}
-	return true
+	return ok
 }
 
 // Replace schedules key anew. On a pending key it sets the new times and
@@ -94,18 +93,16 @@ func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 		return false
 	}
 	s, ok := q.h.idx[key]
-	wasHead := false
-	if ok {
-		sl := &q.h.slots[s]
-		if sl.pos < 0 || sl.fireAt.Equal(fireAt) { // running, or no change
-			return false
-		}
-		wasHead = sl.pos == 0
-		q.h.update(s, createdAt, fireAt)
-	} else {
-		s, _ = q.h.push(key, createdAt, fireAt)
+	if !ok {
+		return q.addLocked(key, createdAt, fireAt)
 	}
-	if wasHead || q.h.slots[s].pos == 0 { // the head changed
+	sl := &q.h.slots[s]
+	if sl.pos < 0 || sl.fireAt.Equal(fireAt) { // running, or no change
+		return false
+	}
+	wasHead := sl.pos == 0
+	q.h.update(s, createdAt, fireAt)
+	if wasHead || sl.pos == 0 { // the head changed
 		q.pumpLocked(q.clock.Now())
 	}
 	return true

@@ -557,8 +557,12 @@ func TestQueueRetry(t *testing.T) {
 		e.q.Add("k", t0, t0)
 		e.idle()
 		require.NoError(t, e.q.Shutdown(context.Background()))
+		_, ok := e.q.Get("k")
+		assert.False(t, ok, "dropped")
+		assert.Zero(t, e.q.Len())
 		e.step(time.Hour)
 		assert.Equal(t, 1, e.count("k"))
+		assert.Empty(t, e.errs, "a dropped retry is not reported")
 	})
 }
 

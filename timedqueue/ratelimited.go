@@ -80,13 +80,25 @@ func (r *RateLimited[K]) Add(value K, uid any) bool {
 	if !r.h.Push(value, now, now) {
 		return false
 	}
-	if uid != nil {
-		if r.uids == nil {
-			r.uids = make(map[K]any)
-		}
-		r.uids[value] = uid
-	}
+	r.setUID(value, uid)
 	return true
+}
+
+// setUID stores the UID of queued value; a nil uid drops any stored one.
+func (r *RateLimited[K]) setUID(value K, uid any) {
+	if uid == nil {
+		delete(r.uids, value)
+		return
+	}
+	if r.uids == nil {
+		r.uids = make(map[K]any)
+	}
+	r.uids[value] = uid
+}
+
+// timedValue returns the TimedValue of the queued item it.
+func (r *RateLimited[K]) timedValue(it Item[K]) TimedValue[K] {
+	return TimedValue[K]{Value: it.Key, UID: r.uids[it.Key], AddedAt: it.CreatedAt, ProcessAt: it.FireAt}
 }
 
 // Remove forgets value, queued or processed, so that it may be added again,
@@ -129,7 +141,7 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 			r.mu.Unlock()
 			return n
 		}
-		v := TimedValue[K]{Value: head.Key, UID: r.uids[head.Key], AddedAt: head.CreatedAt, ProcessAt: head.FireAt}
+		v := r.timedValue(head)
 		r.mu.Unlock()
 
 		done, wait := fn(v)
@@ -147,14 +159,7 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 		} else if r.h.Update(v.Value, v.AddedAt, now.Add(wait+1)) {
 			// Like upstream, the retried value is the one fn saw, even if the
 			// key was removed and added again meanwhile.
-			if v.UID != nil {
-				if r.uids == nil {
-					r.uids = make(map[K]any)
-				}
-				r.uids[v.Value] = v.UID
-			} else {
-				delete(r.uids, v.Value)
-			}
+			r.setUID(v.Value, v.UID)
 		}
 		r.mu.Unlock()
 	}
@@ -220,7 +225,7 @@ func (r *RateLimited[K]) Get(value K) (TimedValue[K], bool) {
 	if !ok {
 		return TimedValue[K]{}, false
 	}
-	return TimedValue[K]{Value: it.Key, UID: r.uids[it.Key], AddedAt: it.CreatedAt, ProcessAt: it.FireAt}, true
+	return r.timedValue(it), true
 }
 
 // Has reports whether value is queued or processed, i.e. whether Add would
@@ -244,8 +249,7 @@ func (r *RateLimited[K]) Values() []TimedValue[K] {
 	slices.SortFunc(es, elem.compare)
 	out := make([]TimedValue[K], len(es))
 	for i, e := range es {
-		sl := &r.h.slots[e.slot]
-		out[i] = TimedValue[K]{Value: sl.key, UID: r.uids[sl.key], AddedAt: sl.createdAt, ProcessAt: sl.fireAt}
+		out[i] = r.timedValue(r.h.item(e.slot))
 	}
 	return out
 }

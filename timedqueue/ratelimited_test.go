@@ -288,12 +288,18 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 		assert.Equal(t, clk.Now().Add(time.Second+1), at)
 	})
 	t.Run("NaN and negative rates stop", func(t *testing.T) {
-		r, _ := newRL(1)
+		r, clk := newRL(1)
+		r.Add("a", nil)
+		var got []string
 		r.SetRate(float32(math.NaN()))
 		assert.Zero(t, r.QPS())
+		assert.Zero(t, r.Try(done(&got)), "stopped by NaN")
 		r.SetRate(1)
 		r.SetRate(-3)
 		assert.Zero(t, r.QPS())
+		clk.Step(time.Minute)
+		assert.Zero(t, r.Try(done(&got)), "stopped by a negative rate")
+		assert.Empty(t, got)
 	})
 	t.Run("default rates: 0.1 qps is one node per ten seconds", func(t *testing.T) {
 		r, clk := newRL(0.1)
