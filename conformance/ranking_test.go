@@ -165,11 +165,12 @@ func (p rankingProblem) upstreamStats() eviction.StatsFunc {
 }
 
 // byIdentity sorts pods by namespace, name and UID.
-func byIdentity(pods []*v1.Pod) {
-	slices.SortStableFunc(pods, func(a, b *v1.Pod) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name),
-			strings.Compare(string(a.UID), string(b.UID)))
-	})
+func byIdentity(pods []*v1.Pod) { slices.SortStableFunc(pods, compareIdentity) }
+
+// compareIdentity orders pods by namespace, name and UID.
+func compareIdentity(a, b *v1.Pod) int {
+	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name),
+		strings.Compare(string(a.UID), string(b.UID)))
 }
 
 // TestRank compares, for every eviction signal and filesystem layout, the
@@ -200,6 +201,47 @@ func TestRank(t *testing.T) {
 						t.Fatalf("rank for %s: upstream %q, evictkit %q", signal, w, g)
 					}
 				})
+			})
+		}
+	}
+}
+
+// TestRankLarge checks ranking.ForSignal on the benchmark's pods (200 and
+// 5,000 of them, four priorities, many ties) against the kubelet's rank
+// functions, which sort more than 12 pods unstably. No single upstream
+// answer is the expected one there; instead every adjacent pair of the
+// library's order is ranked by upstream on its own: the first pod must come
+// first, or the two must tie (upstream then keeps either order) and be in
+// namespace, name, UID order. Upstream's comparators are a strict weak order,
+// so this is the whole order.
+func TestRankLarge(t *testing.T) {
+	rank := eviction.BuildSignalToRankFunc(false, false)
+	for _, n := range []int{200, 5000} {
+		p := rankingPods(n)
+		stats := p.upstreamStats()
+		for _, signal := range gen.EvictionSignals {
+			t.Run(fmt.Sprintf("%s/pods=%d", signal, n), func(t *testing.T) {
+				got := slices.Clone(p.pods)
+				if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), signal, ranking.Layout{}); err != nil {
+					t.Fatal(err)
+				}
+				upstream := func(a, b *v1.Pod) *v1.Pod {
+					pair := []*v1.Pod{a, b}
+					rank[evictionapi.Signal(signal)](pair, stats)
+					return pair[0]
+				}
+				for i := 1; i < len(got); i++ {
+					a, b := got[i-1], got[i]
+					if upstream(a, b) == a && upstream(b, a) == a {
+						continue // a strictly first
+					}
+					tie := upstream(a, b) == a && upstream(b, a) == b
+					inOrder := compareIdentity(a, b) < 0
+					if !tie || !inOrder {
+						t.Fatalf("positions %d, %d: evictkit ranks %s before %s; upstream: tie %v, identity order %v",
+							i-1, i, a.Name, b.Name, tie, inOrder)
+					}
+				}
 			})
 		}
 	}

@@ -18,7 +18,8 @@ func ByPriorityThenQoS(pods []*v1.Pod) { Options{}.ByPriorityThenQoS(pods) }
 //
 // Critical pods are not filtered out; that is the caller's job. The pods are not modified.
 func (o Options) ByPriorityThenQoS(pods []*v1.Pod) {
-	s := newKeyed(pods)
+	var small smallBuffers
+	s := newKeyed(pods, &small)
 	for i, p := range pods {
 		k := &s.keys[i]
 		if p != nil && p.Spec.Priority != nil {

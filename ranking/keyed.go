@@ -12,12 +12,28 @@ import (
 )
 
 // keyed sorts pods by sort keys computed once per pod. The keys are small and hold no
-// pointers (cheap to move, an unscanned allocation); the pods are touched again only to break
-// full ties on identity.
+// pointers (cheap to move, an unscanned allocation, none for up to smallKeys pods); the pods
+// are touched again only to break full ties on identity.
 type keyed struct {
-	pods   []*v1.Pod           // the input, unchanged until the sort is done
-	keys   []key               // keys[i] belongs to pods[i] until sorted
-	exacts []resource.Quantity // metrics that a key cannot hold exactly; usually empty
+	pods   []*v1.Pod     // the input, unchanged until the sort is done
+	keys   []key         // keys[i] belongs to pods[i] until sorted
+	words  []uint64      // scratch for sortPacked, len(pods) or allocated there
+	exacts *exactMetrics // metrics that a key cannot hold exactly; usually none
+}
+
+// exactMetrics holds the metrics that keys cannot hold exactly. It sits behind a pointer so
+// that appending to it, which stores a heap pointer, does not make the keys escape to the
+// heap: escape analysis does not tell one field of keyed from another.
+type exactMetrics struct{ list []resource.Quantity }
+
+// smallKeys is the number of pods the ranking functions sort without allocating: as many as
+// a node holds at the kubelet's default maxPods (110), with room to spare.
+const smallKeys = 128
+
+// smallBuffers is the memory the ranking functions keep on the stack for up to smallKeys pods.
+type smallBuffers struct {
+	keys  [smallKeys]key
+	words [smallKeys]uint64
 }
 
 // key is one pod's sort key. Smaller sorts first on every field except metric.
@@ -32,10 +48,17 @@ type key struct {
 	idx int32
 }
 
-// newKeyed prepares zero keys for pods. Positions are int32: a slice of 2^31 pods would hold
-// 16 GiB of pointers alone.
-func newKeyed(pods []*v1.Pod) *keyed {
-	s := &keyed{pods: pods, keys: make([]key, len(pods))}
+// newKeyed prepares zero keys for pods, in small when they fit. Positions are int32: a slice
+// of 2^31 pods would hold 16 GiB of pointers alone.
+func newKeyed(pods []*v1.Pod, small *smallBuffers) *keyed {
+	var keys []key
+	var words []uint64
+	if len(pods) <= smallKeys {
+		keys, words = small.keys[:len(pods)], small.words[:len(pods)]
+	} else {
+		keys = make([]key, len(pods))
+	}
+	s := &keyed{pods: pods, keys: keys, words: words}
 	for i := range s.keys {
 		s.keys[i].idx = int32(i)
 	}
@@ -52,50 +75,72 @@ func (s *keyed) setMetric(k *key, q resource.Quantity) {
 	if q.CmpInt64(k.metric) == 0 {
 		return
 	}
-	s.exacts = append(s.exacts, q)
-	k.exact = int32(len(s.exacts))
+	if s.exacts == nil {
+		s.exacts = new(exactMetrics)
+	}
+	s.exacts.list = append(s.exacts.list, q)
+	k.exact = int32(len(s.exacts.list))
 }
 
 // exactMetric returns k's metric as an exact quantity.
 func (s *keyed) exactMetric(k *key) resource.Quantity {
 	if k.exact > 0 {
-		return s.exacts[k.exact-1].DeepCopy()
+		return s.exacts.list[k.exact-1].DeepCopy()
 	}
 	var q resource.Quantity
 	q.Set(k.metric)
 	return q
 }
 
-// tie orders two keys whose lead and metric fields are equal: by exact metric, then identity,
-// then input position. With the comparison of lead and metric in sort, it is a strict weak
-// ordering of keys, total over distinct positions.
-func (s *keyed) tie(a, b *key) int {
+// compare orders keys: by lead, then metric (larger first), then [keyed.tie].
+func (s *keyed) compare(a, b key) int {
+	if a.lead != b.lead {
+		return cmp.Compare(a.lead, b.lead)
+	}
+	if a.metric != b.metric {
+		return cmp.Compare(b.metric, a.metric) // larger first
+	}
+	return s.tie(a, b)
+}
+
+// tie orders two keys whose lead and metric fields are equal: by exact metric (larger
+// first), then [keyed.tieAt]. With the comparison of lead and metric in compare, it is a
+// strict weak ordering of keys, total over distinct positions.
+func (s *keyed) tie(a, b key) int {
 	if a.exact|b.exact != 0 {
-		qa, qb := s.exactMetric(a), s.exactMetric(b)
+		qa, qb := s.exactMetric(&a), s.exactMetric(&b)
 		if c := qb.Cmp(qa); c != 0 {
 			return c
 		}
 	}
-	if c := compareIdentity(s.pods[a.idx], s.pods[b.idx]); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.idx, b.idx)
+	return s.tieAt(a.idx, b.idx)
 }
 
-// sort sorts the keys and rearranges the pods to match. The order is total (the input
-// position breaks every remaining tie), so the unstable sort gives the stable result.
+// tieAt orders the pods at input positions i and j, whose keys are equal: by identity, then
+// position.
+func (s *keyed) tieAt(i, j int32) int {
+	if c := compareIdentity(s.pods[i], s.pods[j]); c != 0 {
+		return c
+	}
+	return cmp.Compare(i, j)
+}
+
+// sort sorts the keys into the order of compare and rearranges the pods to match. Keys that
+// pack into integers are sorted as integers (see sortPacked); others with a comparison sort.
+// Both give the one order of compare, which is total.
 func (s *keyed) sort() {
-	slices.SortFunc(s.keys, func(a, b key) int {
-		if a.lead != b.lead {
-			return cmp.Compare(a.lead, b.lead)
-		}
-		if a.metric != b.metric {
-			return cmp.Compare(b.metric, a.metric) // larger first
-		}
-		return s.tie(&a, &b)
-	})
-	// Apply the permutation in place: position j receives the pod at keys[j].idx. Each cycle
-	// is followed once; visited keys are marked with idx = -1.
+	if p, ok := s.packing(); ok {
+		s.sortPacked(p)
+	} else {
+		slices.SortFunc(s.keys, s.compare)
+	}
+	s.permute()
+}
+
+// permute rearranges the pods into the order of the sorted keys, in place: position j
+// receives the pod at keys[j].idx. It reads only the idx fields. Each cycle is followed once;
+// visited keys are marked with idx = -1.
+func (s *keyed) permute() {
 	for i := range s.keys {
 		if s.keys[i].idx < 0 {
 			continue

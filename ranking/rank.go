@@ -34,9 +34,11 @@ func ForMemory(pods []*v1.Pod, usage UsageFunc) { Options{}.ForMemory(pods, usag
 //  5. ties: namespace, then name, then UID, then input order.
 //
 // The pods themselves are not modified. Each pod's request and usage are computed once per
-// call; the sort is O(n log n) comparisons of precomputed keys and allocates once (the keys).
+// call; the sort is O(n log n) comparisons of precomputed keys and allocates once (the keys),
+// or not at all for up to 128 pods.
 func (o Options) ForMemory(pods []*v1.Pod, usage UsageFunc) {
-	s := newKeyed(pods)
+	var small smallBuffers
+	s := newKeyed(pods, &small)
 	for i, p := range pods {
 		o.memoryKey(s, &s.keys[i], p, usage)
 	}
@@ -86,7 +88,8 @@ func (o Options) ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
 // nobody exceeds, and pods sort by priority and then by smallest ephemeral-storage request.
 func (o Options) ForDiskLayout(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, layout Layout, fs Filesystem) {
 	src := DiskSources(fs, layout)
-	s := newKeyed(pods)
+	var small smallBuffers
+	s := newKeyed(pods, &small)
 	for i, p := range pods {
 		o.diskKey(s, &s.keys[i], p, usage, src, res)
 	}
@@ -105,7 +108,8 @@ func ForPIDs(pods []*v1.Pod, usage UsageFunc) { Options{}.ForPIDs(pods, usage) }
 //  3. more processes first;
 //  4. ties: namespace, then name, then UID, then input order.
 func (o Options) ForPIDs(pods []*v1.Pod, usage UsageFunc) {
-	s := newKeyed(pods)
+	var small smallBuffers
+	s := newKeyed(pods, &small)
 	for i, p := range pods {
 		pidKey(s, &s.keys[i], p, usage)
 	}
