@@ -2,7 +2,9 @@ package ranking
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -115,6 +117,37 @@ func BenchmarkQOSClass(b *testing.B) {
 	for b.Loop() {
 		for _, p := range pods {
 			QOSClass(p)
+		}
+	}
+}
+
+// BenchmarkSortWords compares the two sorts of packed words that radixPays chooses between, on
+// n random words whose top width bits vary above their positions.
+func BenchmarkSortWords(b *testing.B) {
+	for _, n := range []int{256, 1000, 4000, 10000} {
+		for _, width := range []uint{16, 24, 32, 48} {
+			r := rand.New(rand.NewPCG(uint64(n), uint64(width)))
+			from := uint(bits.Len(uint(n - 1)))
+			in := make([]uint64, n)
+			for i := range in {
+				in[i] = r.Uint64N(1<<width)<<from | uint64(i)
+			}
+			work := make([]uint64, n)
+			name := fmt.Sprintf("n=%d/width=%d", n, width)
+			b.Run(name+"/radix", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(work, in)
+					radixSort(work, from, width)
+				}
+			})
+			b.Run(name+"/slices", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(work, in)
+					slices.Sort(work)
+				}
+			})
 		}
 	}
 }

@@ -3,6 +3,8 @@ package ranking
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -116,5 +118,53 @@ func TestRankSmallDoesNotAllocate(t *testing.T) {
 			rank()
 		})
 		assert.Zero(t, allocs, name)
+	}
+}
+
+// Law: radixSort orders words with ascending positions in their low bits exactly as
+// slices.Sort does, at any width (including bits it must not look at being zero).
+func TestRadixSortIsSlicesSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 9000).Draw(t, "n")
+		from := uint(bits.Len(uint(max(n-1, 0))))
+		width := uint(rapid.IntRange(0, int(64-from)).Draw(t, "width"))
+		distinct := rapid.Uint64Range(1, 1<<width-1|1).Draw(t, "distinct") // few values: long runs
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 0))
+		words := make([]uint64, n)
+		for i := range words {
+			words[i] = (r.Uint64N(distinct)&(1<<width-1))<<from | uint64(i)
+		}
+		want := slices.Clone(words)
+		slices.Sort(want)
+		radixSort(words, from, width)
+		require.Equal(t, want, words)
+	})
+}
+
+// Above radixMinWords the packed path radix-sorts, and still gives compare's order, ties by
+// identity included.
+func TestSortPackedLarge(t *testing.T) {
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		pods := make([]*v1.Pod, radixMinWords+1000)
+		for i := range pods {
+			pods[i] = &v1.Pod{}
+			pods[i].Namespace = fmt.Sprintf("ns%d", r.IntN(3))
+			pods[i].Name = fmt.Sprintf("p%d", r.IntN(len(pods)))
+		}
+		var small smallBuffers
+		s := newKeyed(pods, &small)
+		for i := range s.keys {
+			s.keys[i].lead = uint64(r.IntN(4)) << 20
+			s.keys[i].metric = int64(r.IntN(50)) - 25
+		}
+		want := slices.Clone(s.keys)
+		slices.SortFunc(want, s.compare)
+		layout, ok := s.packing()
+		require.True(t, ok)
+		s.sortPacked(layout)
+		for j := range want {
+			require.Equal(t, want[j].idx, s.keys[j].idx, "seed %d, position %d", seed, j)
+		}
 	}
 }

