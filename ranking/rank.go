@@ -34,8 +34,8 @@ func ForMemory(pods []*v1.Pod, usage UsageFunc) { Options{}.ForMemory(pods, usag
 //  5. ties: namespace, then name, then UID, then input order.
 //
 // The pods themselves are not modified. Each pod's request and usage are computed once per
-// call; the sort is O(n log n) comparisons of precomputed keys and allocates once (the keys),
-// or not at all for up to 128 pods.
+// call; the sort is O(n log n) comparisons of precomputed keys (or a sort of integers, see
+// the package documentation) and allocates at most 3 times, not at all for up to 128 pods.
 func (o Options) ForMemory(pods []*v1.Pod, usage UsageFunc) {
 	var small smallBuffers
 	s := newKeyed(pods, &small)
