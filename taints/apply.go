@@ -46,9 +46,9 @@ type ApplyOptions struct {
 //  4. Removals apply in order: with an effect they drop that (Key, Effect), without one every
 //     taint of the key. Each removal that drops nothing adds an [ErrNotFound] error; those
 //     errors are aggregated and fail the whole call.
-//  5. The verb is [Modified] if Overwrite, or if step 3 changed the number of taints and the
-//     last removal dropped something; else [Tainted] if step 3 changed the number; else
-//     [Untainted].
+//  5. The verb is [Modified] if Overwrite, or if step 3 changed the number of taints and
+//     there were removals (kubectl asks whether the last one dropped something, which by
+//     step 4 every one did); else [Tainted] if step 3 changed the number; else [Untainted].
 //
 // On error the returned list is nil and the operation empty.
 func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, Operation, error) {
@@ -79,12 +79,10 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 	grown := len(out) != len(nodeTaints)
 
 	var errs []error
-	removed := false
 	for i := range remove {
 		n := len(out)
 		out = slices.DeleteFunc(out, func(t v1.Taint) bool { return drops(&remove[i], &t) })
-		removed = len(out) != n
-		if !removed {
+		if len(out) == n {
 			errs = append(errs, newError(ErrNotFound, fmt.Sprintf("taint %q not found", Format(remove[i]))))
 		}
 	}
@@ -92,7 +90,7 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 		return nil, "", utilerrors.NewAggregate(errs)
 	}
 	switch {
-	case opts.Overwrite || (grown && removed):
+	case opts.Overwrite || (grown && len(remove) > 0):
 		return out, Modified, nil
 	case grown:
 		return out, Tainted, nil

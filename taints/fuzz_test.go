@@ -2,6 +2,7 @@ package taints
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,7 +83,27 @@ func FuzzParseSpecs(f *testing.F) {
 				t.Fatalf("removal %+v keeps more than key and effect", remove[i])
 			}
 		}
-		// Applying what parsed must not panic either.
-		_, _, _ = Apply(add, add, remove, ApplyOptions{Overwrite: true})
+		// Applied to a node that already has the additions, with overwrite: no removal can
+		// find a taint without conflicting with an addition, so any removal fails the call;
+		// without removals the node ends up with the additions, verb Modified.
+		got, op, err := Apply(add, add, remove, ApplyOptions{Overwrite: true})
+		if len(remove) == 0 {
+			if err != nil || op != Modified || !slices.Equal(got, add) {
+				t.Fatalf("Apply(%v, %v) = %v, %q, %v", add, add, got, op, err)
+			}
+			return
+		}
+		want := ErrNotFound
+		for i := range remove {
+			for j := range add {
+				if drops(&remove[i], &add[j]) {
+					want = ErrConflict
+				}
+			}
+		}
+		if !errors.Is(err, want) || got != nil {
+			t.Fatalf("Apply(%v, %v, %v) = %v, %v; want %v", add, add, remove, got, err, want)
+		}
+		checkOneSentinel(t, err)
 	})
 }

@@ -141,8 +141,24 @@ func TestPropertyApply(t *testing.T) {
 			}
 			return
 		}
-		if op == "" || overwrite && op != Modified {
-			t.Fatalf("operation %q with overwrite=%v", op, overwrite)
+		// The verb (rule 5): step 3 keeps the additions and the first node taint of each
+		// identity no addition has; it grew the list if that count differs from the node's.
+		merged := len(add)
+		for i := range node {
+			if !Exists(node[:i], &node[i]) && !Exists(add, &node[i]) {
+				merged++
+			}
+		}
+		grown := merged != len(node)
+		wantOp := Untainted
+		switch {
+		case overwrite || grown && len(remove) > 0:
+			wantOp = Modified
+		case grown:
+			wantOp = Tainted
+		}
+		if op != wantOp {
+			t.Fatalf("operation %q, want %q (overwrite=%v, grown=%v, %d removals)", op, wantOp, overwrite, grown, len(remove))
 		}
 		for i := range add {
 			if !Exists(got, &add[i]) {
