@@ -2,7 +2,6 @@ package thresholds
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -102,11 +101,11 @@ func FuzzParseConfig(f *testing.F) {
 			c.EnforceNodeAllocatable = []string{NodeAllocatablePods}
 		}
 		ts, err := ParseConfig(c)
-		// A nil enforcement list is the kubelet's default, ["pods"].
-		byDefault := c
-		byDefault.EnforceNodeAllocatable = nil
 		if pods {
-			if again, againErr := ParseConfig(byDefault); (againErr == nil) != (err == nil) || !slices.EqualFunc(again, ts, Threshold.Equal) {
+			// A nil enforcement list is the kubelet's default, ["pods"].
+			byDefault := c
+			byDefault.EnforceNodeAllocatable = nil
+			if again, againErr := ParseConfig(byDefault); (againErr == nil) != (err == nil) || !equalLists(again, ts) {
 				t.Fatalf("nil EnforceNodeAllocatable parses to %v (%v), [pods] to %v (%v)", describeAll(again), againErr, describeAll(ts), err)
 			}
 		}
@@ -128,7 +127,9 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("percentage out of range: %v", th.Value.Percentage)
 			}
 		}
-		// Evaluating parsed thresholds never panics.
+		// A fresh evaluator's first cycle on parsed thresholds: every met hard
+		// threshold is eligible and fresh at once and drives reclaim; soft
+		// ones wait for their grace period.
 		e, err := NewEvaluator(ts, Options{})
 		if err != nil {
 			// Only possible with a user allocatableMemory.available threshold
@@ -142,6 +143,15 @@ func FuzzParseConfig(f *testing.F) {
 		for _, s := range Signals() {
 			o[s] = obs("1", "1Ti", t0)
 		}
-		e.Observe(t0, o)
+		var metHard []Threshold
+		for _, th := range Met(ts, o, false) {
+			if th.IsHard() {
+				metHard = append(metHard, th)
+			}
+		}
+		if r := e.Observe(t0, o); !equalLists(r.Eligible, metHard) || !equalLists(r.Fresh, metHard) || r.Reclaim != (len(metHard) > 0) {
+			t.Fatalf("first cycle: eligible %v, fresh %v, reclaim %v; want the met hard thresholds %v",
+				describeAll(r.Eligible), describeAll(r.Fresh), r.Reclaim, describeAll(metHard))
+		}
 	})
 }
