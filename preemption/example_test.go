@@ -182,3 +182,29 @@ func ExampleFilter() {
 	// Unschedulable: rejected by filter 0
 	// evict old
 }
+
+// PodRequests measures a pod that is being scheduled: the init container
+// "setup" runs beside the sidecar "proxy" (1 + 0.2 cpu), more than the
+// sidecar and "app" together (0.7), and the overhead is added.
+// AssignedPodRequests charges a pod already on a node at least what was
+// allocated to it: "app" was resized to 1.5 cpu, which PodRequests ignores.
+func ExamplePodRequests() {
+	cpu := func(q string) v1.ResourceList { return v1.ResourceList{v1.ResourceCPU: resource.MustParse(q)} }
+	always := v1.ContainerRestartPolicyAlways
+	pod := &v1.Pod{
+		Spec: v1.PodSpec{
+			InitContainers: []v1.Container{
+				{Name: "proxy", RestartPolicy: &always, Resources: v1.ResourceRequirements{Requests: cpu("200m")}},
+				{Name: "setup", Resources: v1.ResourceRequirements{Requests: cpu("1")}},
+			},
+			Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{Requests: cpu("500m")}}},
+			Overhead:   cpu("100m"),
+		},
+		Status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{{Name: "app", AllocatedResources: cpu("1500m")}}},
+	}
+	fmt.Printf("scheduling: %dm\n", preemption.PodRequests(pod).MilliCPU)
+	fmt.Printf("on a node: %dm\n", preemption.AssignedPodRequests(pod).MilliCPU)
+	// Output:
+	// scheduling: 1300m
+	// on a node: 1800m
+}

@@ -75,8 +75,9 @@ const (
 // Sentinel errors, one per category. Errors returned by this package wrap one
 // of them; test with [errors.Is].
 var (
-	// ErrInvalidInput reports a nil preemptor, node or pod, or two
-	// snapshots with the same node name.
+	// ErrInvalidInput reports a nil preemptor, node, pod or
+	// PodDisruptionBudget, a node without a name, the zero NodeSnapshot, or
+	// two snapshots with the same node name.
 	ErrInvalidInput = errors.New("preemption: invalid input")
 	// ErrInvalidOptions reports options upstream's validation rejects.
 	ErrInvalidOptions = errors.New("preemption: invalid options")
