@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/evictkit/eviction/preemption"
+	"github.com/evictkit/eviction/ranking"
 )
 
 // cluster is the scheduler's view of a small cluster: nodes with their bound
@@ -129,18 +130,11 @@ func pdb(app string, minAvailable int) *policyv1.PodDisruptionBudget {
 	}
 }
 
-func priority(p *v1.Pod) int32 {
-	if p.Spec.Priority == nil {
-		return 0
-	}
-	return *p.Spec.Priority
-}
-
 func cpu(p *v1.Pod) string {
 	q := p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU]
 	return q.String()
 }
 
 func describePod(p *v1.Pod) string {
-	return fmt.Sprintf("%s(%d)", p.Name, priority(p))
+	return fmt.Sprintf("%s(%d)", p.Name, ranking.Priority(p))
 }

@@ -15,6 +15,9 @@ func TestRules(t *testing.T) {
 	golden.Contains(t, golden.Output(t, run),
 		"  chosen    node-4  by latest start time of the highest-priority victims\n",
 		"  chosen    node-3  by fewest PDB violations\n",
+		// Victims tied on priority and start time keep the search's order,
+		// the PDB-violating web-2 first.
+		"  candidate node-2  evict web-2(1000), web-1(1000)     1 PDB violation(s)\n",
 		"  chosen    node-1  by smallest victim priority sum\n",
 		"  chosen    node-5  by lowest highest-victim priority\n",
 		// PDB-protected pods are reprieved first: queue-0 survives checkout-3.

@@ -111,11 +111,11 @@ type victimJSON struct {
 
 // preempt finds where the pod in file would preempt.
 func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool) (report, error) {
-	data, name, err := readInput(file, stdin, stdinTaken)
+	data, input, err := readInput(file, stdin, stdinTaken)
 	if err != nil {
 		return nil, err
 	}
-	pod, err := readPod(data, name)
+	pod, err := readPod(data, input)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 		r.outcome = "no-candidate"
 		r.message = "No node can host it, even after preemption: " + res.Message
 	case errors.Is(err, preemption.ErrInvalidInput), errors.Is(err, preemption.ErrInvalidOptions):
-		return nil, badInput("%s: %v", name, err)
+		return nil, badInput("%s: %v", input, err)
 	default:
 		return nil, err
 	}
