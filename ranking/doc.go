@@ -52,8 +52,8 @@
 // When the keys differ in few bits, as a PID ranking's usually do (a handful of priorities,
 // small process counts), each packs with its position into one integer and they sort as
 // integers, with no call per comparison (a radix sort from 4,096 pods on); the pods are read
-// again only to order equal keys by identity. An exact big-number comparison happens only between pods whose figures are
-// fractional or beyond int64 and agree to the byte.
+// again only to order equal keys by identity. An exact big-number comparison happens only
+// between pods whose figures are fractional or beyond int64 and agree to the byte.
 //
 // # Usage and kubelet stats
 //
