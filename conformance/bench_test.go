@@ -166,8 +166,9 @@ func BenchmarkRank(b *testing.B) {
 }
 
 // BenchmarkThresholdCycle runs one evaluation cycle of the kubelet's
-// default thresholds plus a soft memory threshold, with memory under both
-// (a hard threshold met, conditions reported, a threshold to reclaim).
+// default thresholds plus soft memory and nodefs thresholds, with memory
+// under both of its thresholds and nodefs under its soft one (a hard
+// threshold met, conditions reported, a threshold to reclaim).
 func BenchmarkThresholdCycle(b *testing.B) {
 	c := thresholds.Config{
 		Hard:            thresholds.Defaults(thresholds.Linux),

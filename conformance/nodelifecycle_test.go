@@ -878,16 +878,17 @@ func TestHandleDisruption(t *testing.T) {
 			var listed []string
 			for _, node := range nodes {
 				ready := readyOf(&node.Status)
-				listed = append(listed, fmt.Sprintf("%s@%q:%s", node.Name, ours.ZoneKey(node), describeCondition(ready)))
+				zone := ours.ZoneKey(node)
+				listed = append(listed, fmt.Sprintf("%s@%q:%s", node.Name, zone, describeCondition(ready)))
 				if ours.ExcludedFromDisruption(node) {
 					listed[len(listed)-1] += "(excluded)"
 					continue
 				}
 				key := nodetopology.GetZoneKey(node)
 				upConds[key] = append(upConds[key], ready)
-				c := counts[ours.ZoneKey(node)]
+				c := counts[zone]
 				c.Add(ready)
-				counts[ours.ZoneKey(node)] = c
+				counts[zone] = c
 			}
 			pre := map[string]float32{}
 			for z := range counts {

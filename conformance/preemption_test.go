@@ -365,7 +365,6 @@ func TestPickNode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var ours []preemption.Candidate
 		var ups []upstreampreemption.Candidate
-		m := map[string]*extenderv1.Victims{}
 		for i := range rapid.IntRange(1, 5).Draw(t, "candidates") {
 			name := fmt.Sprintf("n%d", i)
 			var pods []*v1.Pod
@@ -374,10 +373,7 @@ func TestPickNode(t *testing.T) {
 			}
 			violations := rapid.IntRange(0, 2).Draw(t, name+".violations")
 			ours = append(ours, preemption.Candidate{Node: name, Victims: preemption.Victims{Pods: pods, NumPDBViolations: violations}})
-			m[name] = &extenderv1.Victims{Pods: pods, NumPDBViolations: int64(violations)}
-		}
-		for name, v := range m {
-			ups = append(ups, pickCandidate{name: name, victims: v})
+			ups = append(ups, pickCandidate{name: name, victims: &extenderv1.Victims{Pods: pods, NumPDBViolations: int64(violations)}})
 		}
 		got, decision := preemption.PickNodeExplained(ours, nil)
 		if !upstreamCanPick(ups, got.Node) {

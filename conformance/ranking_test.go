@@ -164,9 +164,6 @@ func (p rankingProblem) upstreamStats() eviction.StatsFunc {
 	return eviction.CachedStatsFunc(stats)
 }
 
-// byIdentity sorts pods by namespace, name and UID.
-func byIdentity(pods []*v1.Pod) { slices.SortStableFunc(pods, compareIdentity) }
-
 // compareIdentity orders pods by namespace, name and UID.
 func compareIdentity(a, b *v1.Pod) int {
 	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name),
@@ -191,7 +188,7 @@ func TestRank(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
 					p := rankingProblems(12).Draw(t, "problem")
 					want := slices.Clone(p.pods)
-					byIdentity(want)
+					slices.SortStableFunc(want, compareIdentity)
 					rank[evictionapi.Signal(signal)](want, p.upstreamStats())
 					got := rapid.Permutation(p.pods).Draw(t, "input order")
 					if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), signal, layout); err != nil {
@@ -232,10 +229,11 @@ func TestRankLarge(t *testing.T) {
 				}
 				for i := 1; i < len(got); i++ {
 					a, b := got[i-1], got[i]
-					if upstream(a, b) == a && upstream(b, a) == a {
+					ab, ba := upstream(a, b), upstream(b, a)
+					if ab == a && ba == a {
 						continue // a strictly first
 					}
-					tie := upstream(a, b) == a && upstream(b, a) == b
+					tie := ab == a && ba == b
 					inOrder := compareIdentity(a, b) < 0
 					if !tie || !inOrder {
 						t.Fatalf("positions %d, %d: evictkit ranks %s before %s; upstream: tie %v, identity order %v",
@@ -322,11 +320,11 @@ func TestEvictionMessage(t *testing.T) {
 		}
 		ts, obs := messageThresholds(t)
 		met := thresholdsMet(ts, obs)
-		stats := p.upstreamStats()
+		stats, usage := p.upstreamStats(), ranking.UsageByUID(p.usage)
 		for _, pod := range p.pods {
 			for _, res := range resources {
 				wantMsg, wantAnn := eviction.EvictionMessage(res, pod, stats, ts, obs)
-				gotMsg, gotAnn := ranking.EvictionMessage(res, pod, ranking.UsageByUID(p.usage), met)
+				gotMsg, gotAnn := ranking.EvictionMessage(res, pod, usage, met)
 				if gotMsg != wantMsg || !maps.Equal(gotAnn, wantAnn) {
 					t.Fatalf("EvictionMessage(%s, %s) with usage %s, thresholds met %s:\nupstream %q %v\nevictkit %q %v",
 						res, show(pod), show(p.usage[pod.UID]), show(met), wantMsg, wantAnn, gotMsg, gotAnn)

@@ -60,8 +60,8 @@ func valueKey(q *resource.Quantity, pct float32) string {
 	return fmt.Sprintf("%g%%", pct*100)
 }
 
-// upKey and ourKey render a threshold canonically: signal, operator,
-// value, grace period and minimum reclaim.
+// upKey renders a threshold canonically: signal, operator, value, grace
+// period and minimum reclaim.
 func upKey(t evictionapi.Threshold) string {
 	mr := "-"
 	if t.MinReclaim != nil {
@@ -74,13 +74,9 @@ func upKey(t evictionapi.Threshold) string {
 	return fmt.Sprintf("%s%s%s grace=%v minReclaim=%s", t.Signal, op, valueKey(t.Value.Quantity, t.Value.Percentage), t.GracePeriod, mr)
 }
 
-func ourKey(t thresholds.Threshold) string {
-	mr := "-"
-	if t.MinReclaim != nil {
-		mr = valueKey(t.MinReclaim.Quantity, t.MinReclaim.Percentage)
-	}
-	return fmt.Sprintf("%s<%s grace=%v minReclaim=%s", t.Signal, valueKey(t.Value.Quantity, t.Value.Percentage), t.GracePeriod, mr)
-}
+// ourKey renders a library threshold as upKey renders its upstream
+// equivalent.
+func ourKey(t thresholds.Threshold) string { return upKey(upThreshold(t)) }
 
 // upKeys and ourKeys render a list; sorted, for answers whose order
 // upstream leaves to map iteration.
@@ -103,14 +99,20 @@ func keyList[T any](ts []T, key func(T) string, sorted bool) []string {
 func toUpstream(ts []thresholds.Threshold) []evictionapi.Threshold {
 	out := make([]evictionapi.Threshold, len(ts))
 	for i, t := range ts {
-		out[i] = evictionapi.Threshold{Signal: evictionapi.Signal(t.Signal), Operator: evictionapi.OpLessThan,
-			Value: upValue(t.Value), GracePeriod: t.GracePeriod}
-		if t.MinReclaim != nil {
-			mr := upValue(*t.MinReclaim)
-			out[i].MinReclaim = &mr
-		}
+		out[i] = upThreshold(t)
 	}
 	return out
+}
+
+// upThreshold converts one threshold (quantities copied).
+func upThreshold(t thresholds.Threshold) evictionapi.Threshold {
+	u := evictionapi.Threshold{Signal: evictionapi.Signal(t.Signal), Operator: evictionapi.OpLessThan,
+		Value: upValue(t.Value), GracePeriod: t.GracePeriod}
+	if t.MinReclaim != nil {
+		mr := upValue(*t.MinReclaim)
+		u.MinReclaim = &mr
+	}
+	return u
 }
 
 func upValue(v thresholds.Value) evictionapi.ThresholdValue {
@@ -265,9 +267,6 @@ func TestNodeConditions(t *testing.T) {
 		_, ours := configured(t)
 		want := eviction.NodeConditions(toUpstream(ours))
 		got := thresholds.NodeConditions(ours)
-		if len(want) == 0 {
-			want = nil
-		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("NodeConditions(%q): upstream %v, evictkit %v", ourKeys(ours, false), want, got)
 		}
@@ -457,18 +456,21 @@ func TestWithContainerFs(t *testing.T) {
 		// leaves the others unchanged; the library drops them. Upstream
 		// keeps its input's positions, so drop those positions.
 		if imageFs || !split {
-			last := map[string]int{}
-			for i, th := range ours {
-				if th.Signal == thresholds.ContainerFsAvailable || th.Signal == thresholds.ContainerFsInodesFree {
-					last[fmt.Sprint(th.Signal, th.IsHard())] = i
-				}
+			type kind struct {
+				signal thresholds.Signal
+				hard   bool
 			}
+			seen := map[kind]bool{} // walking backwards, the last of a kind comes first
 			for i := len(ours) - 1; i >= 0; i-- {
 				th := ours[i]
-				if (th.Signal == thresholds.ContainerFsAvailable || th.Signal == thresholds.ContainerFsInodesFree) &&
-					last[fmt.Sprint(th.Signal, th.IsHard())] != i {
+				if th.Signal != thresholds.ContainerFsAvailable && th.Signal != thresholds.ContainerFsInodesFree {
+					continue
+				}
+				k := kind{th.Signal, th.IsHard()}
+				if seen[k] {
 					want = slices.Delete(want, i, i+1)
 				}
+				seen[k] = true
 			}
 		}
 		want = slices.DeleteFunc(want, func(t evictionapi.Threshold) bool { return t.Operator != evictionapi.OpLessThan })

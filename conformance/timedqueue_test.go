@@ -65,7 +65,9 @@ type queuePair struct {
 	history  []string
 }
 
-func newQueuePair(t tester) *queuePair {
+// newQueuePair returns a pair at gen.Epoch. The library's queue has no
+// bound on workers, as upstream's, unless opts (applied last) set one.
+func newQueuePair(t tester, opts ...timedqueue.Option) *queuePair {
 	p := &queuePair{t: t, upClock: testingclock.NewFakeClock(gen.Epoch), ourClock: testingclock.NewFakeClock(gen.Epoch)}
 	p.upQ = tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
 		p.upRuns.add(args.KeyFromWorkArgs(), fireAt)
@@ -74,7 +76,7 @@ func newQueuePair(t tester) *queuePair {
 	p.ourQ = timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
 		p.ourRuns.add(key, fireAt)
 		return nil
-	}, timedqueue.WithClock(p.ourClock), timedqueue.WithWorkers(0))
+	}, append([]timedqueue.Option{timedqueue.WithClock(p.ourClock), timedqueue.WithWorkers(0)}, opts...)...)
 	return p
 }
 
@@ -252,36 +254,24 @@ func TestTimedQueueDifferences(t *testing.T) {
 		// is whatever the timers and the Go scheduler make it: only the set
 		// is upstream's answer. The library starts them in (FireAt,
 		// insertion) order.
-		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
-		var upRuns, ourRuns runLog
-		upQ := tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
-			upRuns.add(args.KeyFromWorkArgs(), fireAt)
-			return nil
-		}, upClock)
-		ourQ := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
-			ourRuns.add(key, fireAt)
-			return nil
-		}, timedqueue.WithClock(ourClock), timedqueue.WithWorkers(1))
+		p := newQueuePair(t, timedqueue.WithWorkers(1))
 		keys := []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}
 		fireAt := gen.Epoch.Add(time.Second)
 		for _, k := range keys {
-			upQ.AddWork(context.Background(), workArgs(k), gen.Epoch, fireAt)
-			ourQ.Add(k, gen.Epoch, fireAt)
+			p.upQ.AddWork(context.Background(), workArgs(k), gen.Epoch, fireAt)
+			p.ourQ.Add(k, gen.Epoch, fireAt)
 		}
-		upClock.Step(time.Second)
-		ourClock.Step(time.Second)
-		upQ.WaitRunning()
-		if err := ourQ.Idle(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if got := len(upRuns.sorted()); got != len(keys) {
+		p.upClock.Step(time.Second)
+		p.ourClock.Step(time.Second)
+		p.settle()
+		if got := len(p.upRuns.sorted()); got != len(keys) {
 			t.Fatalf("upstream ran %d items, want %d", got, len(keys))
 		}
 		want := make([]string, len(keys))
 		for i, k := range keys {
 			want[i] = fmt.Sprintf("%s@%v", k, time.Second)
 		}
-		if got := ourRuns.inOrder(); !slices.Equal(got, want) {
+		if got := p.ourRuns.inOrder(); !slices.Equal(got, want) {
 			t.Fatalf("evictkit ran %q, want insertion order %q (D4)", got, want)
 		}
 	})

@@ -111,19 +111,7 @@ func TestMinTolerationTime(t *testing.T) {
 		tols := gen.Tolerations(4).Draw(t, "tolerations")
 		want := tainteviction.GetMinTolerationTime(tols)
 		gotD, gotForever := tolerations.MinTolerationTime(tols)
-
-		// The smallest positive seconds, if no toleration has seconds ≤ 0.
-		minSec, evictNow, any := int64(0), false, false
-		for _, tol := range tols {
-			if s := tol.TolerationSeconds; s != nil {
-				if *s <= 0 {
-					evictNow = true
-				} else if !any || *s < minSec {
-					minSec, any = *s, true
-				}
-			}
-		}
-		if !evictNow && any && minSec > maxExactSeconds {
+		if wraps(tols) {
 			// Deliberate difference (overflow-safe seconds): upstream
 			// multiplies in int64 nanoseconds and wraps, giving a negative
 			// duration (read as forever) or, from 18446744074 s, a tiny
@@ -146,17 +134,12 @@ func TestMinTolerationTime(t *testing.T) {
 	})
 }
 
-// overflows reports whether the NoExecute decision for tols on taints hits
-// the overflow-safe-seconds difference: every NoExecute taint tolerated, no
-// used toleration with seconds ≤ 0, and the smallest used seconds too large
+// wraps reports whether upstream's getMinTolerationTime wraps around for
+// tols: no toleration with seconds ≤ 0, and the smallest seconds too large
 // for a time.Duration.
-func overflows(taints []v1.Taint, tols []v1.Toleration) bool {
-	all, used := v1helper.GetMatchingTolerations(logger, tainteviction.GetNoExecuteTaints(taints), tols)
-	if !all || len(used) == 0 {
-		return false
-	}
+func wraps(tols []v1.Toleration) bool {
 	minSec := int64(-1)
-	for _, tol := range used {
+	for _, tol := range tols {
 		if s := tol.TolerationSeconds; s != nil {
 			if *s <= 0 {
 				return false
@@ -167,6 +150,14 @@ func overflows(taints []v1.Taint, tols []v1.Toleration) bool {
 		}
 	}
 	return minSec > maxExactSeconds
+}
+
+// overflows reports whether the NoExecute decision for tols on taints hits
+// the overflow-safe-seconds difference: every NoExecute taint tolerated and
+// upstream's minimum over the used tolerations wraps.
+func overflows(taints []v1.Taint, tols []v1.Toleration) bool {
+	all, used := v1helper.GetMatchingTolerations(logger, tainteviction.GetNoExecuteTaints(taints), tols)
+	return all && wraps(used)
 }
 
 // mapQueue is a timed queue reduced to what Reconcile needs: items by key,

@@ -86,9 +86,9 @@ func newSchedCluster(tb tester, nodes []*v1.Node, bound, nominated []*v1.Pod, ar
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
 	sorter, err := queuesort.New(ctx, nil, nil)
 	if err != nil {
-		cancel()
 		tb.Fatal(err)
 	}
 	queue := internalqueue.NewSchedulingQueue(sorter.(*queuesort.PrioritySort).Less, informerFactory,
@@ -106,14 +106,12 @@ func newSchedCluster(tb tester, nodes []*v1.Node, bound, nominated []*v1.Pod, ar
 		frameworkruntime.WithLogger(logger),
 	)
 	if err != nil {
-		cancel()
 		tb.Fatal(err)
 	}
 	for _, p := range nominated {
 		queue.Add(ctx, p)
 		pi, err := framework.NewPodInfo(p)
 		if err != nil {
-			cancel()
 			tb.Fatal(err)
 		}
 		queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{
@@ -126,10 +124,8 @@ func newSchedCluster(tb tester, nodes []*v1.Node, bound, nominated []*v1.Pod, ar
 	}
 	pl, err := defaultpreemption.New(ctx, dpArgs, fw, fts)
 	if err != nil {
-		cancel()
 		tb.Fatal(err)
 	}
-	tb.Cleanup(cancel)
 	return &schedCluster{ctx: ctx, fw: fw, pl: pl, snapshot: snapshot}
 }
 

@@ -16,9 +16,9 @@ import (
 	"k8s.io/kubernetes/pkg/controller/nodelifecycle/scheduler"
 )
 
-// ZoneStateController returns a controller whose only configured field is
-// the unhealthy-zone threshold, enough for ComputeZoneState,
-// HealthyQPSFunc and ReducedQPSFunc.
+// ZoneStateController returns a controller whose only configured fields are
+// the unhealthy-zone threshold, the two eviction rates and the large-cluster
+// threshold, enough for ComputeZoneState, HealthyQPSFunc and ReducedQPSFunc.
 func ZoneStateController(unhealthyZoneThreshold float32, evictionLimiterQPS, secondaryEvictionLimiterQPS float32, largeClusterThreshold int32) *Controller {
 	return &Controller{
 		unhealthyZoneThreshold:      unhealthyZoneThreshold,
@@ -34,12 +34,8 @@ func ConditionTaintKeys() map[v1.NodeConditionType]map[v1.ConditionStatus]string
 	return nodeConditionToTaintKeyStatusMap
 }
 
-const (
-	StateInitial           = stateInitial
-	StateNormal            = stateNormal
-	StateFullDisruption    = stateFullDisruption
-	StatePartialDisruption = statePartialDisruption
-)
+// StateInitial is the state a zone gets from addPodEvictorForNewZone.
+const StateInitial = stateInitial
 
 // NoScheduleTaintingPass runs doNoScheduleTaintingPass for nodeName on a
 // controller whose only parts are the client it writes to and the node

@@ -15,18 +15,9 @@ type (
 	SignalObservations       = signalObservations
 	SignalObservation        = signalObservation
 	StatsFunc                = statsFunc
-	RankFunc                 = rankFunc
-	FsStatsType              = fsStatsType
 	ThresholdsObservedAt     = thresholdsObservedAt
 	NodeConditionsObservedAt = nodeConditionsObservedAt
 	ByEvictionPriority       = byEvictionPriority
-)
-
-const (
-	FsStatsRoot              = fsStatsRoot
-	FsStatsLogs              = fsStatsLogs
-	FsStatsLocalVolumeSource = fsStatsLocalVolumeSource
-	FsStatsImages            = fsStatsImages
 )
 
 var (
@@ -39,14 +30,8 @@ var (
 	ThresholdsMetGracePeriod     = thresholdsMetGracePeriod
 	ThresholdsUpdatedStats       = thresholdsUpdatedStats
 	GetReclaimableThreshold      = getReclaimableThreshold
-	CompareThresholdValue        = compareThresholdValue
-	IsHardEvictionThreshold      = isHardEvictionThreshold
-	AddAllocatableThresholds     = addAllocatableThresholds
 	MakeSignalObservations       = makeSignalObservations
 	CachedStatsFunc              = cachedStatsFunc
-	RankMemoryPressure           = rankMemoryPressure
-	RankPIDPressure              = rankPIDPressure
-	RankDiskPressureFunc         = rankDiskPressureFunc
 	BuildSignalToRankFunc        = buildSignalToRankFunc
 	EvictionMessage              = evictionMessage
 )
