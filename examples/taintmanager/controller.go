@@ -42,7 +42,7 @@ func newController(c *cluster, clk clock.Clock, log *timeline) *controller {
 	tc := &controller{cluster: c, clock: clk, log: log, tainted: map[string][]v1.Taint{}}
 	// One worker and a fake clock: evictions run one at a time, in
 	// (fire time, insertion) order, only when the scenario steps the clock.
-	tc.queue = timedqueue.New(tc.evict, timedqueue.WithClock(clk), timedqueue.WithWorkers(1))
+	tc.queue = timedqueue.New(tc.evict, timedqueue.Options[types.NamespacedName]{Clock: clk, Workers: 1})
 	return tc
 }
 

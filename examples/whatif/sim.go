@@ -188,7 +188,7 @@ func (m *sim) now() time.Time { return m.clock.Now() }
 func (m *sim) queue(zone string) *timedqueue.RateLimited[string] {
 	q, ok := m.queues[zone]
 	if !ok {
-		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.WithClock(m.clock))
+		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.RateLimitedOptions{Clock: m.clock})
 		m.queues[zone] = q
 	}
 	return q
