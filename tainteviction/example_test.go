@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testclock "k8s.io/utils/clock/testing"
 
-	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/tainteviction"
+	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/tolerations"
 )
 
