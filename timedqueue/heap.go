@@ -11,7 +11,7 @@ type State uint8
 
 const (
 	// Pending means the item waits in the heap for its fire time (or, with
-	// [WithRetry], for its next attempt).
+	// [Options.Retry], for its next attempt).
 	Pending State = iota + 1
 	// Running means the item's work call has started and not yet returned.
 	Running
@@ -42,7 +42,7 @@ type Item[K comparable] struct {
 	// State is Pending or Running.
 	State State
 	// Attempts counts the work calls for this item that have failed so far
-	// (non-zero only with [WithRetry]).
+	// (non-zero only with [Options.Retry]).
 	Attempts int
 }
 
