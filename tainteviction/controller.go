@@ -520,7 +520,7 @@ func (c *Controller) Run(ctx context.Context) error {
 // nothing.
 func (c *Controller) Shutdown(ctx context.Context) error {
 	if err := c.queue.Shutdown(ctx); err != nil {
-		return fmt.Errorf("tainteviction: %w", errors.Unwrap(err))
+		return fmt.Errorf("tainteviction: shutdown: %w", errors.Unwrap(err))
 	}
 	return nil
 }
