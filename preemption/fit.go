@@ -9,6 +9,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // Filter is an extra fit check, run after the resource check each time the
@@ -135,7 +137,7 @@ func newCall(pre *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, opts *Options, n
 	}
 	c := &call{
 		pre:  pre,
-		prio: podPriority(pre),
+		prio: podresources.Priority(pre),
 		req:  preemptorVector(pre),
 		opts: opts,
 		now:  now,

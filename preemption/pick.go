@@ -6,6 +6,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // Candidate is a node on which the preemptor can run once its victims are
@@ -204,11 +206,11 @@ func pickKeys(v *Victims, now time.Time) [5]int64 {
 	}
 	var sum int64
 	for _, p := range v.Pods {
-		sum += int64(victimPriority(p)) + math.MaxInt32 + 1
+		sum += int64(podresources.Priority(p)) + math.MaxInt32 + 1
 	}
 	return [5]int64{
 		-int64(v.NumPDBViolations),
-		-int64(victimPriority(v.Pods[0])),
+		-int64(podresources.Priority(v.Pods[0])),
 		-sum,
 		-int64(len(v.Pods)),
 		earliestTopStart(v.Pods, now).UnixNano(),
@@ -218,9 +220,9 @@ func pickKeys(v *Victims, now time.Time) [5]int64 {
 // earliestTopStart is GetEarliestPodStartTime: the earliest start time among
 // the victims that have the highest priority.
 func earliestTopStart(pods []*v1.Pod, now time.Time) time.Time {
-	top, earliest := victimPriority(pods[0]), victimStart(pods[0], now)
+	top, earliest := podresources.Priority(pods[0]), victimStart(pods[0], now)
 	for _, p := range pods {
-		switch prio := victimPriority(p); {
+		switch prio := podresources.Priority(p); {
 		case prio == top:
 			if t := victimStart(p, now); t.Before(earliest) {
 				earliest = t
@@ -230,13 +232,6 @@ func earliestTopStart(pods []*v1.Pod, now time.Time) time.Time {
 		}
 	}
 	return earliest
-}
-
-func victimPriority(p *v1.Pod) int32 {
-	if p == nil {
-		return 0
-	}
-	return podPriority(p)
 }
 
 func victimStart(p *v1.Pod, now time.Time) time.Time {

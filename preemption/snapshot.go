@@ -5,6 +5,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // NodeSnapshot is one node as the scheduler's snapshot sees it: its
@@ -35,7 +37,7 @@ type podEntry struct {
 }
 
 func newPodEntry(p *v1.Pod) podEntry {
-	e := podEntry{pod: p, req: chargedVector(p), priority: podPriority(p)}
+	e := podEntry{pod: p, req: chargedVector(p), priority: podresources.Priority(p)}
 	if p.Status.StartTime != nil {
 		e.start, e.started = p.Status.StartTime.Time, true
 	}
@@ -131,13 +133,4 @@ func entryPods(es []podEntry) []*v1.Pod {
 		out[i] = es[i].pod
 	}
 	return out
-}
-
-// podPriority is spec.priority, 0 when unset; PriorityClass names are never
-// resolved.
-func podPriority(p *v1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
 }
