@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -26,11 +25,6 @@ type Options struct {
 	// Workers bounds how many nodes [Preempt] evaluates at once; 0 or less
 	// means GOMAXPROCS. The result does not depend on it.
 	Workers int
-
-	// Now is the time a pod without status.startTime is taken to have
-	// started. Zero means the current time, read once per call (upstream
-	// reads the clock at each use).
-	Now time.Time
 
 	// PriorStatus is the outcome of the failed scheduling pass for each node
 	// (upstream's NodeToStatus). Only nodes with [Unschedulable] are
@@ -103,11 +97,11 @@ func DefaultSampling() Sampling {
 func (s Sampling) Validate() error {
 	switch {
 	case s.MinCandidateNodesPercentage < 0 || s.MinCandidateNodesPercentage > 100:
-		return fmt.Errorf("%w: minCandidateNodesPercentage %d not in [0, 100]", ErrInvalidOptions, s.MinCandidateNodesPercentage)
+		return fmt.Errorf("preemption: minCandidateNodesPercentage %d not in [0, 100]: %w", s.MinCandidateNodesPercentage, ErrInvalidOptions)
 	case s.MinCandidateNodesAbsolute < 0:
-		return fmt.Errorf("%w: minCandidateNodesAbsolute %d is negative", ErrInvalidOptions, s.MinCandidateNodesAbsolute)
+		return fmt.Errorf("preemption: minCandidateNodesAbsolute %d is negative: %w", s.MinCandidateNodesAbsolute, ErrInvalidOptions)
 	case s.MinCandidateNodesPercentage == 0 && s.MinCandidateNodesAbsolute == 0:
-		return fmt.Errorf("%w: minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0", ErrInvalidOptions)
+		return fmt.Errorf("preemption: minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0: %w", ErrInvalidOptions)
 	}
 	return nil
 }
@@ -138,13 +132,6 @@ func (o *Options) sampling() Sampling {
 
 func (o *Options) validate() error {
 	return o.sampling().Validate()
-}
-
-func (o *Options) now() time.Time {
-	if o.Now.IsZero() {
-		return time.Now()
-	}
-	return o.Now
 }
 
 func (o *Options) workers() int {

@@ -110,12 +110,12 @@ func (d Decision) String() string {
 //  3. smallest sum of victim priorities, each shifted by 2³¹;
 //  4. fewest victims;
 //  5. latest start time of the earliest-started victim among those with the
-//     highest priority (a missing start time reads as Victims.Now);
+//     highest priority (a missing start time reads as now);
 //  6. the first remaining candidate in slice order.
 //
 // It returns the zero Candidate when candidates is empty.
-func PickNode(candidates []Candidate) Candidate {
-	c, _ := PickNodeExplained(candidates, nil)
+func PickNode(candidates []Candidate, now time.Time) Candidate {
+	c, _ := PickNodeExplained(candidates, now, nil)
 	return c
 }
 
@@ -123,7 +123,7 @@ func PickNode(candidates []Candidate) Candidate {
 // which node came second. Non-nil scoreFuncs replace the default criteria
 // (each maps a candidate to a score, higher is better; the next one only
 // breaks ties), as a plugin's OrderedScoreFuncs do upstream.
-func PickNodeExplained(candidates []Candidate, scoreFuncs []ScoreFunc) (Candidate, Decision) {
+func PickNodeExplained(candidates []Candidate, now time.Time, scoreFuncs []ScoreFunc) (Candidate, Decision) {
 	switch len(candidates) {
 	case 0:
 		return Candidate{}, Decision{Criterion: CriterionNone}
@@ -136,15 +136,7 @@ func PickNodeExplained(candidates []Candidate, scoreFuncs []ScoreFunc) (Candidat
 		score = func(stage, i int) int64 { return scoreFuncs[stage](candidates[i]) }
 	} else {
 		keys := make([][5]int64, len(candidates))
-		var wall time.Time
 		for i := range candidates {
-			now := candidates[i].Victims.Now
-			if now.IsZero() {
-				if wall.IsZero() {
-					wall = time.Now()
-				}
-				now = wall
-			}
 			keys[i] = pickKeys(&candidates[i].Victims, now)
 		}
 		stages = len(keys[0])

@@ -143,7 +143,7 @@ func TestPickNodeCases(t *testing.T) {
 				}
 				nodes = append(nodes, snap(t, mkNode(n.name, "500m", "500", maxPods), pods...))
 			}
-			r, err := preemption.Evaluate(mkPod("p", prio(vhigh), sizeXL), nodes, c.pdbs, seq())
+			r, err := preemption.Evaluate(mkPod("p", prio(vhigh), sizeXL), nodes, mustPDBs(c.pdbs), now, seq())
 			require.NoError(t, err)
 			require.Len(t, r.Candidates, len(c.nodes))
 			for i, cand := range r.Candidates {
@@ -151,7 +151,7 @@ func TestPickNodeCases(t *testing.T) {
 			}
 			assert.Equal(t, c.want, r.Chosen.Node)
 			assert.Equal(t, preemption.Decision{Criterion: c.wantBy, RunnerUp: c.runner}, r.Decision)
-			assert.Equal(t, c.want, preemption.PickNode(r.Candidates).Node)
+			assert.Equal(t, c.want, preemption.PickNode(r.Candidates, now).Node)
 		})
 	}
 }
@@ -160,35 +160,35 @@ func TestPickNodeEdges(t *testing.T) {
 	low1 := mkPod("a", prio(low))
 	mid1 := mkPod("b", prio(mid))
 
-	got, d := preemption.PickNodeExplained(nil, nil)
+	got, d := preemption.PickNodeExplained(nil, now, nil)
 	assert.Equal(t, preemption.Candidate{}, got)
 	assert.Equal(t, preemption.CriterionNone, d.Criterion)
 
 	only := preemption.Candidate{Node: "n1", Victims: preemption.Victims{Pods: []*v1.Pod{mid1}}}
-	got, d = preemption.PickNodeExplained([]preemption.Candidate{only}, nil)
+	got, d = preemption.PickNodeExplained([]preemption.Candidate{only}, now, nil)
 	assert.Equal(t, only, got)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionSingle}, d)
 
-	// Hand-built candidates: no victims, nil pods and a zero Now do not
+	// Hand-built candidates: no victims, nil pods and a zero now do not
 	// panic. Evicting nothing ranks best.
 	cs := []preemption.Candidate{
 		{Node: "nil-pod", Victims: preemption.Victims{Pods: []*v1.Pod{nil}}},
 		{Node: "empty"},
 		{Node: "low", Victims: preemption.Victims{Pods: []*v1.Pod{low1}}},
 	}
-	got, d = preemption.PickNodeExplained(cs, nil)
+	got, d = preemption.PickNodeExplained(cs, now, nil)
 	assert.Equal(t, "empty", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionHighestPriority, RunnerUp: "nil-pod"}, d)
 
 	// Custom score functions that tie everywhere fall back to order.
 	zero := func(preemption.Candidate) int64 { return 0 }
-	got, d = preemption.PickNodeExplained(cs, []preemption.ScoreFunc{zero, zero})
+	got, d = preemption.PickNodeExplained(cs, now, []preemption.ScoreFunc{zero, zero})
 	assert.Equal(t, "nil-pod", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionOrder, RunnerUp: "empty"}, d)
 
 	// The second score function decides.
 	byName := func(c preemption.Candidate) int64 { return int64(len(c.Node)) }
-	got, d = preemption.PickNodeExplained(cs, []preemption.ScoreFunc{zero, byName})
+	got, d = preemption.PickNodeExplained(cs, now, []preemption.ScoreFunc{zero, byName})
 	assert.Equal(t, "nil-pod", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionScoreFunc, ScoreFunc: 1, RunnerUp: "empty"}, d)
 	assert.Equal(t, "custom score function 1 (runner-up empty)", d.String())

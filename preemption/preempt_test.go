@@ -34,7 +34,7 @@ func fiveNodes(t *testing.T, prios [5]int32, labels [5]bool) []preemption.NodeSn
 // runs after the resource check, so it sees only the checks that pass it:
 // one per visited node that has victims here.
 func countFilter(n *int) preemption.Filter {
-	return func(*v1.Pod, *v1.Node, preemption.Remaining) bool { *n++; return true }
+	return func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { *n++; return true, "" }
 }
 
 // TestEvaluate covers the whole-pipeline spec cases (§11, §2); the case
@@ -368,6 +368,23 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: `expected at least one victim pod on node "n1"`,
 		},
 		{
+			// Upstream aggregates node errors with utilerrors.NewAggregate,
+			// which prints "[e1, e2]", not errors.Join's lines.
+			name: "two nodes forced Unschedulable that need no victim: errors aggregated as upstream prints them",
+			nodes: func(t *testing.T) []preemption.NodeSnapshot {
+				return []preemption.NodeSnapshot{
+					snap(t, stdNode("n1"), mkPod("L1", prio(low), sizeS)),
+					snap(t, stdNode("n2"), mkPod("L2", prio(low), sizeS)),
+				}
+			},
+			preemptor: mkPod("p", prio(high)),
+			opts: func(o *preemption.Options) {
+				o.PriorStatus = map[string]preemption.Code{"n1": preemption.Unschedulable, "n2": preemption.Unschedulable}
+			},
+			wantErr: preemption.ErrNodeEvaluation, wantCode: preemption.Error, wantKeep: true,
+			wantMessage: `[expected at least one victim pod on node "n1", expected at least one victim pod on node "n2"]`,
+		},
+		{
 			name: "38d node errors are ignored when a candidate exists",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
@@ -418,7 +435,7 @@ func TestEvaluate(t *testing.T) {
 			check: func(t *testing.T, r preemption.Result) {
 				assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionScoreFunc, ScoreFunc: 0, RunnerUp: "n1"}, r.Decision)
 				// The default criteria would take a low-priority victim.
-				assert.Equal(t, "n1", preemption.PickNode(r.Candidates).Node)
+				assert.Equal(t, "n1", preemption.PickNode(r.Candidates, now).Node)
 			},
 		},
 		{
@@ -451,7 +468,7 @@ func TestEvaluate(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			r, err := preemption.Evaluate(c.preemptor, c.nodes(t), c.pdbs, opts)
+			r, err := preemption.Evaluate(c.preemptor, c.nodes(t), mustPDBs(c.pdbs), now, opts)
 			if c.wantErr != nil {
 				require.ErrorIs(t, err, c.wantErr)
 			} else {
@@ -475,7 +492,7 @@ func TestEvaluate(t *testing.T) {
 				c.check(t, r)
 			}
 			// Preempt is Evaluate's chosen candidate.
-			cand, perr := preemption.Preempt(c.preemptor, c.nodes(t), c.pdbs, opts)
+			cand, perr := preemption.Preempt(c.preemptor, c.nodes(t), mustPDBs(c.pdbs), now, opts)
 			assert.Equal(t, err == nil, perr == nil)
 			assert.Equal(t, r.Chosen.Node, cand.Node)
 		})
@@ -495,14 +512,14 @@ func TestEvaluateStrictPDB(t *testing.T) {
 	p := mkPod("p", prio(high), sizeL)
 
 	// Upstream: every candidate violates, the first one is taken anyway.
-	r, err := preemption.Evaluate(p, nodes(), pdbs, seq())
+	r, err := preemption.Evaluate(p, nodes(), mustPDBs(pdbs), now, seq())
 	require.NoError(t, err)
 	assert.Equal(t, "n1", r.Chosen.Node)
 	assert.Equal(t, 1, r.Chosen.Victims.NumPDBViolations)
 
 	opts := seq()
 	opts.StrictPDB = true
-	r, err = preemption.Evaluate(p, nodes(), pdbs, opts)
+	r, err = preemption.Evaluate(p, nodes(), mustPDBs(pdbs), now, opts)
 	require.ErrorIs(t, err, preemption.ErrNoCandidate)
 	assert.Equal(t, preemption.Unschedulable, r.Code)
 	assert.False(t, r.KeepNomination)
@@ -512,7 +529,7 @@ func TestEvaluateStrictPDB(t *testing.T) {
 	// With one clean candidate, strict mode takes it (so does upstream, on
 	// criterion 1).
 	clean := append(nodes(), snap(t, stdNode("n3"), mkPod("c", prio(mid), sizeL)))
-	r, err = preemption.Evaluate(p, clean, pdbs, opts)
+	r, err = preemption.Evaluate(p, clean, mustPDBs(pdbs), now, opts)
 	require.NoError(t, err)
 	assert.Equal(t, "n3", r.Chosen.Node)
 	assert.Equal(t, preemption.CriterionSingle, r.Decision.Criterion)
@@ -583,7 +600,7 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := seq()
 			opts.CandidateFilter = c.filter
-			r, err := preemption.Evaluate(p, nodes(), nil, opts)
+			r, err := preemption.Evaluate(p, nodes(), preemption.PDBs{}, now, opts)
 			if c.wantErr != nil {
 				require.ErrorIs(t, err, c.wantErr)
 			} else {
@@ -617,11 +634,10 @@ func TestEvaluateInvalidInput(t *testing.T) {
 		{"nil preemptor", nil, []preemption.NodeSnapshot{n1}, nil, seq(), preemption.ErrInvalidInput},
 		{"duplicate node", p, []preemption.NodeSnapshot{n1, n1}, nil, seq(), preemption.ErrInvalidInput},
 		{"zero snapshot", p, []preemption.NodeSnapshot{{}}, nil, seq(), preemption.ErrInvalidInput},
-		{"nil pdb", p, []preemption.NodeSnapshot{n1}, []*policyv1.PodDisruptionBudget{nil}, seq(), preemption.ErrInvalidInput},
 		{"bad sampling", p, []preemption.NodeSnapshot{n1}, nil, preemption.Options{Sampling: &preemption.Sampling{}}, preemption.ErrInvalidOptions},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := preemption.Evaluate(c.preemptor, c.nodes, c.pdbs, c.opts)
+			r, err := preemption.Evaluate(c.preemptor, c.nodes, mustPDBs(c.pdbs), now, c.opts)
 			require.ErrorIs(t, err, c.want)
 			assert.Equal(t, preemption.Error, r.Code)
 			assert.True(t, r.KeepNomination)
@@ -648,13 +664,13 @@ func TestEvaluateOffsetWraps(t *testing.T) {
 	opts.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: 1}
 	for off, want := range map[int32]int32{-1: 4, 7: 2, 5: 0} {
 		opts.Offset = preemption.FixedOffset(off)
-		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, nil, opts)
+		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, preemption.PDBs{}, now, opts)
 		require.NoError(t, err)
 		assert.Equal(t, want, r.Offset, "offset %d", off)
 	}
 	opts.Offset = nil
 	for range 20 {
-		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, nil, opts)
+		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, preemption.PDBs{}, now, opts)
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, r.Offset, int32(0))
 		assert.Less(t, r.Offset, int32(5))

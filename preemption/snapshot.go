@@ -58,10 +58,10 @@ func (e *podEntry) startAt(now time.Time) time.Time {
 // pod is nil.
 func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, error) {
 	if node == nil {
-		return NodeSnapshot{}, fmt.Errorf("%w: nil node", ErrInvalidInput)
+		return NodeSnapshot{}, fmt.Errorf("preemption: nil node: %w", ErrInvalidInput)
 	}
 	if node.Name == "" {
-		return NodeSnapshot{}, fmt.Errorf("%w: node without a name", ErrInvalidInput)
+		return NodeSnapshot{}, fmt.Errorf("preemption: node without a name: %w", ErrInvalidInput)
 	}
 	s := NodeSnapshot{node: node}
 	alloc := listVector(node.Status.Allocatable)
@@ -72,7 +72,7 @@ func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, er
 	s.pods = make([]podEntry, len(pods))
 	for i, p := range pods {
 		if p == nil {
-			return NodeSnapshot{}, fmt.Errorf("%w: node %q: pod %d is nil", ErrInvalidInput, node.Name, i)
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: pod %d is nil: %w", node.Name, i, ErrInvalidInput)
 		}
 		s.pods[i] = newPodEntry(p)
 		e := &s.pods[i]
@@ -85,7 +85,7 @@ func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, er
 		s.nominated = make([]podEntry, len(nominated))
 		for i, p := range nominated {
 			if p == nil {
-				return NodeSnapshot{}, fmt.Errorf("%w: node %q: nominated pod %d is nil", ErrInvalidInput, node.Name, i)
+				return NodeSnapshot{}, fmt.Errorf("preemption: node %q: nominated pod %d is nil: %w", node.Name, i, ErrInvalidInput)
 			}
 			s.nominated[i] = newPodEntry(p)
 		}

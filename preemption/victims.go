@@ -6,7 +6,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Victims is the outcome of a victim search on one node
@@ -19,10 +18,6 @@ type Victims struct {
 	// number: budgets are charged for every potential victim, including
 	// those that are later reprieved.
 	NumPDBViolations int
-	// Now is the time a victim without status.startTime is taken to have
-	// started when [PickNode] compares start times. Zero means the current
-	// time at the PickNode call.
-	Now time.Time
 }
 
 // SelectVictims finds the pods to evict from node so that preemptor fits,
@@ -48,8 +43,8 @@ type Victims struct {
 // specified and ours is one it allows.
 //
 // Use [SelectVictimsWithStatus] to learn why a node was rejected.
-func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, bool) {
-	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, opts)
+func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, bool) {
+	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, now, opts)
 	return v, st.IsSuccess()
 }
 
@@ -57,8 +52,8 @@ func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDis
 // returns with it: Success, UnschedulableAndUnresolvable "No preemption
 // victims found for incoming pod", the failed fit check, or Error for
 // invalid input.
-func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, Status) {
-	c, err := newNodeCall(preemptor, &node, pdbs, &opts, opts.now())
+func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, Status) {
+	c, err := newNodeCall(preemptor, &node, &pdbs, &opts, now)
 	if err != nil {
 		return Victims{}, errorStatus(err)
 	}
@@ -143,7 +138,7 @@ func (e *nodeEval) selectVictims(node *NodeSnapshot) (Victims, Status) {
 	}
 	e.victims = victims
 
-	out := Victims{NumPDBViolations: violations, Now: c.now}
+	out := Victims{NumPDBViolations: violations}
 	if len(victims) > 0 {
 		out.Pods = make([]*v1.Pod, len(victims))
 		for i, k := range victims {

@@ -2,6 +2,7 @@ package preemption_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -405,9 +406,23 @@ func TestSelectVictims(t *testing.T) {
 			pods:      []*v1.Pod{mkPod("v", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeS),
 			opts: func(o *preemption.Options) {
-				o.Filters = []preemption.Filter{func(*v1.Pod, *v1.Node, preemption.Remaining) bool { return false }}
+				o.Filters = []preemption.Filter{func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { return false, "" }}
 			},
 			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"rejected by filter 0"}},
+		},
+		{
+			name:      "a rejecting filter's reason is the node's status",
+			node:      stdNode("n1"),
+			pods:      []*v1.Pod{mkPod("v", prio(low), sizeS)},
+			preemptor: mkPod("p", prio(high), sizeS),
+			opts: func(o *preemption.Options) {
+				accept := func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { return true, "ignored when it fits" }
+				reject := func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) {
+					return false, "node(s) didn't match pod anti-affinity rules"
+				}
+				o.Filters = []preemption.Filter{accept, reject}
+			},
+			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"node(s) didn't match pod anti-affinity rules"}},
 		},
 		{
 			name:      "second pass: a filter that needs the nominated pod fails without it",
@@ -416,13 +431,13 @@ func TestSelectVictims(t *testing.T) {
 			nominated: []*v1.Pod{mkPod("friend", prio(vhigh), labeled("app", "friend"))},
 			preemptor: mkPod("p", prio(high), sizeS),
 			opts: func(o *preemption.Options) {
-				o.Filters = []preemption.Filter{func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+				o.Filters = []preemption.Filter{func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) (bool, string) {
 					for p := range r.Pods() {
 						if p.Labels["app"] == "friend" {
-							return true
+							return true, ""
 						}
 					}
-					return false
+					return false, ""
 				}}
 			},
 			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"rejected by filter 0"}},
@@ -435,7 +450,7 @@ func TestSelectVictims(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			got, st := preemption.SelectVictimsWithStatus(c.preemptor, node, c.pdbs, opts)
+			got, st := preemption.SelectVictimsWithStatus(c.preemptor, node, mustPDBs(c.pdbs), now, opts)
 			assert.Equal(t, c.wantStatus, st)
 			if !st.IsSuccess() {
 				assert.Empty(t, got.Pods)
@@ -443,9 +458,8 @@ func TestSelectVictims(t *testing.T) {
 			}
 			assert.Equal(t, c.want, names(got.Pods))
 			assert.Equal(t, c.wantViolations, got.NumPDBViolations)
-			assert.Equal(t, now, got.Now)
 
-			v, ok := preemption.SelectVictims(c.preemptor, node, c.pdbs, opts)
+			v, ok := preemption.SelectVictims(c.preemptor, node, mustPDBs(c.pdbs), now, opts)
 			assert.True(t, ok)
 			assert.Equal(t, got, v)
 		})
@@ -455,13 +469,13 @@ func TestSelectVictims(t *testing.T) {
 // noPodLabeled is a host-port-like filter: the node must not hold a pod
 // with the label.
 func noPodLabeled(k, v string) preemption.Filter {
-	return func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+	return func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) (bool, string) {
 		for p := range r.Pods() {
 			if p.Labels[k] == v {
-				return false
+				return false, "node(s) didn't have free ports for the requested pod ports"
 			}
 		}
-		return true
+		return true, ""
 	}
 }
 
@@ -469,15 +483,11 @@ func TestSelectVictimsInvalidInput(t *testing.T) {
 	node := snap(t, stdNode("n1"), mkPod("v", prio(low)))
 	for name, run := range map[string]func() preemption.Status{
 		"nil preemptor": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(nil, node, nil, seq())
+			_, st := preemption.SelectVictimsWithStatus(nil, node, preemption.PDBs{}, now, seq())
 			return st
 		},
 		"zero snapshot": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), preemption.NodeSnapshot{}, nil, seq())
-			return st
-		},
-		"nil pdb": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), node, []*policyv1.PodDisruptionBudget{nil}, seq())
+			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), preemption.NodeSnapshot{}, preemption.PDBs{}, now, seq())
 			return st
 		},
 	} {
@@ -485,9 +495,26 @@ func TestSelectVictimsInvalidInput(t *testing.T) {
 			st := run()
 			assert.Equal(t, preemption.Error, st.Code)
 			require.Len(t, st.Reasons, 1)
-			assert.Contains(t, st.Reasons[0], "preemption: invalid input")
+			assert.True(t, strings.HasPrefix(st.Reasons[0], "preemption: "), st.Reasons[0])
+			assert.True(t, strings.HasSuffix(st.Reasons[0], ": invalid input"), st.Reasons[0])
 		})
 	}
+}
+
+func TestNewPDBsInvalidInput(t *testing.T) {
+	_, err := preemption.NewPDBs([]*policyv1.PodDisruptionBudget{mkPDB("ok", 1), nil})
+	require.ErrorIs(t, err, preemption.ErrInvalidInput)
+	assert.Equal(t, "preemption: PodDisruptionBudget 1 is nil: invalid input", err.Error())
+}
+
+func TestNewPDBsLen(t *testing.T) {
+	s, err := preemption.NewPDBs([]*policyv1.PodDisruptionBudget{
+		mkPDB("none", 1), // nil selector: matches no pod, but counted
+		mkPDB("app", 1, selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}})),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Len())
+	assert.Equal(t, 0, preemption.PDBs{}.Len())
 }
 
 // TestRemaining checks what a filter sees during a search.
@@ -504,17 +531,17 @@ func TestRemaining(t *testing.T) {
 	}
 	var seen []view
 	opts := seq()
-	opts.Filters = []preemption.Filter{func(_ *v1.Pod, n *v1.Node, r preemption.Remaining) bool {
+	opts.Filters = []preemption.Filter{func(_ *v1.Pod, n *v1.Node, r preemption.Remaining) (bool, string) {
 		assert.Equal(t, "n1", n.Name)
 		var ps []string
 		for p := range r.Pods() {
 			ps = append(ps, p.Name)
 		}
 		seen = append(seen, view{ps, r.NumPods(), r.Free(v1.ResourceCPU), r.Free("example.com/gpu"), r.Free(v1.ResourcePods), r.Free(v1.ResourceEphemeralStorage)})
-		return true
+		return true, ""
 	}}
 	// The preemptor fits once "a" is removed; "a" is then reprieved.
-	got, ok := preemption.SelectVictims(mkPod("p", prio(high), req("100m", "")), node, nil, opts)
+	got, ok := preemption.SelectVictims(mkPod("p", prio(high), req("100m", "")), node, preemption.PDBs{}, now, opts)
 	require.True(t, ok)
 	assert.Empty(t, got.Pods)
 	assert.Equal(t, []view{
