@@ -102,11 +102,14 @@
 //     node's pods in the snapshot (NodeInfo order upstream), and victims
 //     the order they were found in, PDB-violating ones first, then the
 //     others. Up to 12 potential victims this is exactly upstream's order
-//     (with [Options.MoreImportant] too, whatever the comparator); beyond,
+//     (with [Options.MoreImportant] too, whatever the comparator), except
+//     among equally important pods without a start time (see below); beyond,
 //     it is one of the orders a sort may produce, and since the reprieve is
 //     greedy, which of two tied pods is reprieved may differ from upstream.
-//   - Missing start times: upstream reads the clock at each use; here a
-//     single [Options.Now] (or one clock reading per call) is used.
+//   - Missing start times: upstream reads the clock at each use; here the
+//     caller's now is used throughout. Equally important victims that all
+//     lack a start time therefore tie here, where upstream orders them by
+//     its clock readings (see [SelectVictims] for the exact difference).
 //   - Insufficient scalar resources are reported sorted by name (upstream:
 //     map order).
 //   - [Options.Filters] run after the resource check. Upstream runs the

@@ -34,13 +34,24 @@ type Victims struct {
 // anything (upstream returns Success there too; [Evaluate] turns it into a
 // node error).
 //
-// Victims come most important first. Both sorts are stable, so equally
-// important pods are tried in the order of the node's pods in the snapshot,
-// and equally important victims keep the order they were found in: those
-// that violate a PodDisruptionBudget first, then the others. With at most 12
-// potential victims this is exactly upstream's order (its sort.Slice is an
-// insertion sort there); with more, upstream's order among ties is not
+// Victims come most important first; a pod without status.startTime is
+// taken to have started at now. Both sorts are stable, so equally important
+// pods are tried in the order of the node's pods in the snapshot, and
+// equally important victims keep the order they were found in: those that
+// violate a PodDisruptionBudget first, then the others. With at most 12
+// potential victims of which at most one per priority lacks a start time,
+// and now later than every start time, this is exactly upstream's order (its sort.Slice is an insertion sort
+// there); with more potential victims, upstream's order among ties is not
 // specified and ours is one it allows.
+//
+// Two or more equally important pods without a start time are the
+// exception. Upstream reads the clock anew at every comparison, so of two
+// such pods the one read first counts as started earlier: its insertion sort
+// puts the later of them in its input first (reversing snapshot order, and
+// in the final sort putting non-violating victims before violating ones),
+// as long as successive clock readings differ. Here they tie and keep the
+// stable order above, so their order, and which of them is reprieved, may
+// differ from upstream's.
 //
 // Use [SelectVictimsWithStatus] to learn why a node was rejected.
 func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, bool) {

@@ -560,3 +560,25 @@ func TestRemaining(t *testing.T) {
 		t.Fatal("zero Remaining yields pods")
 	}
 }
+
+// TestSelectVictimsUnstartedTies pins the documented difference from
+// upstream for equally important victims without a start time: upstream
+// reads the clock at each comparison, so its insertion sort puts the later
+// of two such pods first (here it would try u3 before u2 before u1, and put
+// the non-violating victims first in the final order); the library reads
+// them all as now, so they tie and keep snapshot order, PDB-violating
+// victims first.
+func TestSelectVictimsUnstartedTies(t *testing.T) {
+	node := snap(t, stdNode("n1"),
+		mkPod("u1", prio(low), sizeS),
+		mkPod("u2", prio(low), sizeS, labeled("app", "guarded")),
+		mkPod("u3", prio(low), sizeS),
+	)
+	pdbs := mustPDBs([]*policyv1.PodDisruptionBudget{
+		mkPDB("guard", 0, selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}})),
+	})
+	got, ok := preemption.SelectVictims(mkPod("p", prio(high), sizeXL), node, pdbs, now, seq())
+	require.True(t, ok)
+	assert.Equal(t, []string{"u2", "u1", "u3"}, names(got.Pods))
+	assert.Equal(t, 1, got.NumPDBViolations)
+}
