@@ -15,7 +15,7 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// The spec's notation (§11).
+// Priorities of the tests, from lowest to highest.
 const (
 	neg   int32 = -100
 	low   int32 = 0

@@ -20,9 +20,9 @@ type v struct {
 	labels []string
 }
 
-// TestPickNodeCases runs the node-pick spec cases through Evaluate: the
-// preemptor is high XL, so every listed pod is a victim (§11, cases 24,
-// 26–32).
+// TestPickNodeCases runs the node-pick criteria through Evaluate, each case
+// deciding on one of them: the preemptor is high XL, so every listed pod is
+// a victim.
 func TestPickNodeCases(t *testing.T) {
 	type node struct {
 		name string
@@ -38,17 +38,17 @@ func TestPickNodeCases(t *testing.T) {
 		runner  string
 	}{
 		{
-			name:  "24 criterion 2: lowest highest-victim priority",
+			name:  "the lowest priority of the most important victim wins",
 			nodes: []node{{"n1", []v{{prio: mid}, {prio: mid}}}, {"n2", []v{{prio: mid}, {prio: low}}}, {"n3", []v{{prio: low}, {prio: low}}}},
 			want:  "n3", wantBy: preemption.CriterionHighestPriority, runner: "n1",
 		},
 		{
-			name:  "26 criterion 3: smallest priority sum",
+			name:  "then the smallest sum of victim priorities",
 			nodes: []node{{"n1", []v{{prio: mid}, {prio: mid}}}, {"n2", []v{{prio: mid}, {prio: low}}}, {"n3", []v{{prio: mid}, {prio: mid}}}},
 			want:  "n2", wantBy: preemption.CriterionPrioritySum, runner: "n1",
 		},
 		{
-			name: "27 criterion 3 with the 2³¹ shift",
+			name: "the priority sum shifts each priority by 2³¹",
 			nodes: []node{
 				{"n1", []v{{prio: mid}, {prio: neg}, {prio: neg}}},
 				{"n2", []v{{prio: mid}, {prio: neg}}},
@@ -57,7 +57,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionPrioritySum, runner: "n1",
 		},
 		{
-			name: "28 the shifted sum already prefers fewer victims",
+			name: "the shifted sum already prefers fewer victims",
 			nodes: []node{
 				{"n1", []v{{prio: mid}, {prio: neg}, {prio: mid}, {prio: neg}}},
 				{"n2", []v{{prio: mid}, {prio: neg}}},
@@ -66,17 +66,17 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionPrioritySum, runner: "n3",
 		},
 		{
-			name:  "28b criterion 4 decides when shifted sums tie: {mid, low} vs {mid, -2³⁰, -2³⁰}",
+			name:  "fewest victims decides when shifted sums tie: {mid, low} vs {mid, -2³⁰, -2³⁰}",
 			nodes: []node{{"n2", []v{{prio: mid}, {prio: -1 << 30}, {prio: -1 << 30}}}, {"n1", []v{{prio: mid}, {prio: low}}}},
 			want:  "n1", wantBy: preemption.CriterionVictimCount, runner: "n2",
 		},
 		{
-			name:  "28c criterion 4: {mid} vs {mid, MinInt32}",
+			name:  "fewest victims: {mid} vs {mid, MinInt32}",
 			nodes: []node{{"n2", []v{{prio: mid}, {prio: math.MinInt32}}}, {"n1", []v{{prio: mid}}}},
 			want:  "n1", wantBy: preemption.CriterionVictimCount, runner: "n2",
 		},
 		{
-			name: "29 criterion 5: latest start time",
+			name: "then the latest start time",
 			nodes: []node{
 				{"n1", []v{{mid, 2, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 3, nil}, {mid, 3, nil}}},
@@ -85,7 +85,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionStartTime, runner: "n1",
 		},
 		{
-			name: "29b criterion 5 compares each node's earliest start",
+			name: "the start-time rule compares each node's earliest start",
 			nodes: []node{
 				{"n1", []v{{mid, 4, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 5, nil}, {mid, 1, nil}}},
@@ -94,7 +94,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n3", wantBy: preemption.CriterionStartTime, runner: "n1",
 		},
 		{
-			name: "30 criterion 5 looks only at the highest-priority victims",
+			name: "the start-time rule looks only at the highest-priority victims",
 			nodes: []node{
 				{"n1", []v{{low, 4, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 6, nil}, {low, 1, nil}}},
@@ -103,13 +103,13 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionStartTime, runner: "n3",
 		},
 		{
-			name:  "31 criterion 1 beats criterion 2",
+			name:  "fewer PDB violations beat a lower top victim priority",
 			nodes: []node{{"n1", []v{{low, 0, []string{"app", "foo"}}}}, {"n2", []v{{prio: mid}}}},
 			pdbs:  []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
 			want:  "n2", wantBy: preemption.CriterionPDBViolations, runner: "n1",
 		},
 		{
-			name: "32 equal violations: the top victim's priority decides",
+			name: "equal violations: the top victim's priority decides",
 			nodes: []node{
 				{"n1", []v{{high, 0, []string{"app", "a"}}, {low, 0, []string{"app", "b"}}}},
 				{"n2", []v{{mid, 0, []string{"app", "b"}}}},

@@ -14,8 +14,8 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// TestSelectVictims covers the per-node spec cases (§11); the case number
-// leads each name.
+// TestSelectVictims covers the victim search on one node: priorities, the
+// reprieve, PodDisruptionBudgets, nominated pods and resources.
 func TestSelectVictims(t *testing.T) {
 	type tc struct {
 		name      string
@@ -31,7 +31,7 @@ func TestSelectVictims(t *testing.T) {
 		wantStatus     preemption.Status
 	}
 	ok := preemption.Status{Code: preemption.Success}
-	// fooPods are the pods of cases 10–13: n mid M pods labelled app=foo,
+	// fooPods are the pods of the disruptedPods cases: n mid M pods labelled app=foo,
 	// p1.1 started first.
 	fooPods := func(n int) []*v1.Pod {
 		out := make([]*v1.Pod, n)
@@ -53,14 +53,14 @@ func TestSelectVictims(t *testing.T) {
 	}
 	cases := []tc{
 		{
-			name:      "01 the only pod goes for a preemptor without requests",
+			name:      "the only pod goes for a preemptor without requests",
 			node:      mkNode("n1", "500m", "500", 1),
 			pods:      []*v1.Pod{mkPod("p1", prio(low))},
 			preemptor: mkPod("p", prio(high)),
 			want:      []string{"p1"}, wantStatus: ok,
 		},
 		{
-			name:      "02 equal priority: no victims",
+			name:      "equal priority: no victims",
 			node:      mkNode("n1", "500m", "500", 1),
 			pods:      []*v1.Pod{mkPod("p1", prio(low))},
 			preemptor: mkPod("p", prio(low)),
@@ -70,7 +70,7 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "05 does not fit even without the lower-priority pods",
+			name:      "does not fit even without the lower-priority pods",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("h", prio(high), sizeL), mkPod("l", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeL),
@@ -80,14 +80,14 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "06 the small low pod is reprieved, the mid one goes",
+			name:      "the small low pod is reprieved, the mid one goes",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("p1.1", prio(low), sizeS), mkPod("p1.2", prio(mid), sizeL)},
 			preemptor: mkPod("p", prio(high), sizeL),
 			want:      []string{"p1.2"}, wantStatus: ok,
 		},
 		{
-			name: "07 mixed priorities, equal priority never preempted",
+			name: "mixed priorities, equal priority never preempted",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("p1.1", prio(mid), sizeS), mkPod("p1.2", prio(low), sizeS),
@@ -97,7 +97,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.3", "p1.2"}, wantStatus: ok,
 		},
 		{
-			name: "08 the older of two equal-priority pods is reprieved",
+			name: "the older of two equal-priority pods is reprieved",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("p1.1", prio(low), sizeS, started(ts(5))), mkPod("p1.2", prio(low), sizeS, started(ts(4))),
@@ -107,7 +107,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.3", "p1.1"}, wantStatus: ok,
 		},
 		{
-			name: "09 the equal-priority pod stays, the mid one is reprieved",
+			name: "the equal-priority pod stays, the mid one is reprieved",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(low), sizeS), mkPod("v2", prio(mid), sizeS), mkPod("v3", prio(high), sizeS),
@@ -116,7 +116,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name:      "10 two pods under a budget of 1: one violation",
+			name:      "two pods under a budget of 1: one violation",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1)},
@@ -124,7 +124,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "11 a victim already in disruptedPods is not charged",
+			name:      "a victim already in disruptedPods is not charged",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.2"))},
@@ -132,7 +132,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantStatus: ok,
 		},
 		{
-			name:      "12 disruptedPods naming a pod elsewhere changes nothing",
+			name:      "disruptedPods naming a pod elsewhere changes nothing",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p2"))},
@@ -140,7 +140,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "13 three pods, one already disrupted: one violation",
+			name:      "three pods, one already disrupted: one violation",
 			node:      stdNode("n1"),
 			pods:      fooPods(3),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.3"))},
@@ -148,7 +148,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2", "p1.3"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "14 the protected low pod is reprieved first, the unprotected mid pod goes",
+			name: "the protected low pod is reprieved first, the unprotected mid pod goes",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v-pdb", prio(low), sizeM, labeled("app", "foo")),
@@ -159,7 +159,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v-nopdb"}, wantStatus: ok,
 		},
 		{
-			name: "15 both protected: the mid pod is reprieved, the low one violates",
+			name: "both protected: the mid pod is reprieved, the low one violates",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(low), sizeM, labeled("app", "foo")),
@@ -170,7 +170,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "16 empty and nil selectors match nothing",
+			name: "empty and nil selectors match nothing",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo"))},
 			pdbs: []*policyv1.PodDisruptionBudget{
@@ -181,7 +181,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name:      "17 a budget in another namespace does not apply",
+			name:      "a budget in another namespace does not apply",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo"), inNS("ns1"))},
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, pdbNS("ns2"))},
@@ -189,7 +189,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name: "18 an unlabeled pod never violates, even a NotIn selector",
+			name: "an unlabeled pod never violates, even a NotIn selector",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM)},
 			pdbs: []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, selecting(&metav1.LabelSelector{
@@ -199,7 +199,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name: "18b the same NotIn selector does match a pod with other labels",
+			name: "the same NotIn selector does match a pod with other labels",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("tier", "web"))},
 			pdbs: []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, selecting(&metav1.LabelSelector{
@@ -209,7 +209,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19 a pod under two budgets counts once",
+			name: "a pod under two budgets counts once",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo", "tier", "x"))},
 			pdbs: []*policyv1.PodDisruptionBudget{
@@ -220,7 +220,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19b the walk stops at the first exhausted budget: later ones are not charged",
+			name: "the walk stops at the first exhausted budget: later ones are not charged",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(mid), sizeM, labeled("app", "foo", "tier", "x")),
@@ -234,7 +234,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1", "v2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19c the more important pod spends the budget first",
+			name: "the more important pod spends the budget first",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("late", prio(low), sizeM, labeled("app", "foo")),
@@ -247,7 +247,7 @@ func TestSelectVictims(t *testing.T) {
 			want: []string{"early", "late"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "25 over-count: the reprieved pod spent the budget",
+			name: "over-count: the reprieved pod spent the budget",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("A", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
@@ -258,7 +258,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"B"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "38 a nominated pod of higher priority keeps its room",
+			name:      "a nominated pod of higher priority keeps its room",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("Q", prio(vhigh), sizeM, nominatedTo("n1"))},
@@ -266,7 +266,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"L1"}, wantStatus: ok,
 		},
 		{
-			name:      "38b a lower-priority nominated pod is ignored: fits without victims",
+			name:      "a lower-priority nominated pod is ignored: fits without victims",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("Q", prio(mid), sizeM, nominatedTo("n1"))},
@@ -274,7 +274,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{}, wantStatus: ok,
 		},
 		{
-			name:      "38c the preemptor's own nomination is not counted",
+			name:      "the preemptor's own nomination is not counted",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("p", prio(high), sizeM, nominatedTo("n1"))},
@@ -282,14 +282,14 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{}, wantStatus: ok,
 		},
 		{
-			name:      "39 extended resource",
+			name:      "extended resource",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), reqs("example.com/gpu", "2"))},
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "1")),
 			want:      []string{"L"}, wantStatus: ok,
 		},
 		{
-			name:      "39b extended resource beyond allocatable is unresolvable",
+			name:      "extended resource beyond allocatable is unresolvable",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), reqs("example.com/gpu", "2"))},
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "3")),
@@ -299,7 +299,7 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "39c an ignored extended resource is not checked",
+			name:      "an ignored extended resource is not checked",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeXL, reqs("cpu", "500m", "example.com/gpu", "3")),
@@ -307,7 +307,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"L"}, wantStatus: ok,
 		},
 		{
-			name: "39d pod count: the newer of two pods goes",
+			name: "pod count: the newer of two pods goes",
 			node: mkNode("n1", "500m", "500", 2),
 			pods: []*v1.Pod{
 				mkPod("A", prio(low), started(ts(1))), mkPod("B", prio(low), started(ts(2))),
