@@ -199,4 +199,3 @@ func TestPropertyLimitsCoverRequests(t *testing.T) {
 		}
 	})
 }
-
