@@ -59,16 +59,10 @@ type Options struct {
 // Node-allocatable DRA claims (DRANodeAllocatableResources, alpha, off) are
 // not counted.
 func Requests(pod *v1.Pod, opts Options) v1.ResourceList {
-	out := v1.ResourceList{}
 	if pod == nil {
-		return out
+		return v1.ResourceList{}
 	}
-	for _, name := range requestNames(pod, &opts) {
-		if q, ok := Request(pod, name, opts); ok {
-			out[name] = q
-		}
-	}
-	return out
+	return collect(pod, requestNames(pod, &opts), Request, opts)
 }
 
 // Request is [Requests] for one resource, without building the map: the
@@ -84,16 +78,12 @@ func Request(pod *v1.Pod, name v1.ResourceName, opts Options) (resource.Quantity
 		q, ok = containerRequest(pod, name, &opts)
 	}
 	if !opts.SkipPodLevelResources && IsPodLevelResource(name) && HasPodLevelRequests(pod) {
-		status := pod.Status.Resources
-		var v resource.Quantity
-		found := false
-		if !opts.UseStatusResources || opts.IgnorePodLevelStatus || status == nil {
-			v, found = pod.Spec.Resources.Requests[name]
-		} else {
-			v, found = podLevelMax(pod, pod.Spec.Resources.Requests, name, status.Requests, pod.Status.AllocatedResources)
+		var status v1.ResourceList
+		if pod.Status.Resources != nil {
+			status = pod.Status.Resources.Requests
 		}
-		if found {
-			q, ok = v.DeepCopy(), true
+		if v, found := podLevel(pod, &opts, name, pod.Spec.Resources.Requests, status, pod.Status.AllocatedResources); found {
+			q, ok = v, true
 		}
 	}
 	if !opts.ExcludeOverhead {
@@ -115,12 +105,17 @@ func Request(pod *v1.Pod, name v1.ResourceName, opts Options) (resource.Quantity
 // The map is fresh, holds exactly the keys upstream's holds and values equal
 // to upstream's; pod is never modified. A nil pod has no limits.
 func Limits(pod *v1.Pod, opts Options) v1.ResourceList {
-	out := v1.ResourceList{}
 	if pod == nil {
-		return out
+		return v1.ResourceList{}
 	}
-	for _, name := range limitNames(pod, &opts) {
-		if q, ok := Limit(pod, name, opts); ok {
+	return collect(pod, limitNames(pod, &opts), Limit, opts)
+}
+
+// collect builds the map of the names one reports present.
+func collect(pod *v1.Pod, names []v1.ResourceName, one func(*v1.Pod, v1.ResourceName, Options) (resource.Quantity, bool), opts Options) v1.ResourceList {
+	out := make(v1.ResourceList, len(names))
+	for _, name := range names {
+		if q, ok := one(pod, name, opts); ok {
 			out[name] = q
 		}
 	}
@@ -136,16 +131,12 @@ func Limit(pod *v1.Pod, name v1.ResourceName, opts Options) (resource.Quantity, 
 	}
 	q, ok := containerLimit(pod, name, &opts)
 	if !opts.SkipPodLevelResources && IsPodLevelResource(name) && HasPodLevelResources(pod) {
-		status := pod.Status.Resources
-		var v resource.Quantity
-		found := false
-		if !opts.UseStatusResources || opts.IgnorePodLevelStatus || status == nil {
-			v, found = pod.Spec.Resources.Limits[name]
-		} else {
-			v, found = podLevelMax(pod, pod.Spec.Resources.Limits, name, status.Limits, nil)
+		var status v1.ResourceList
+		if pod.Status.Resources != nil {
+			status = pod.Status.Resources.Limits
 		}
-		if found {
-			q, ok = v.DeepCopy(), true
+		if v, found := podLevel(pod, &opts, name, pod.Spec.Resources.Limits, status, nil); found {
+			q, ok = v, true
 		}
 	}
 	if !opts.ExcludeOverhead && ok && !q.IsZero() {
@@ -156,12 +147,18 @@ func Limit(pod *v1.Pod, name v1.ResourceName, opts Options) (resource.Quantity, 
 	return q, ok
 }
 
-// podLevelMax is the effective pod-level amount of name under
-// UseStatusResources: the largest of the spec (left out while a resize is
-// Infeasible) and the two status lists.
-func podLevelMax(pod *v1.Pod, spec v1.ResourceList, name v1.ResourceName, a, b v1.ResourceList) (resource.Quantity, bool) {
+// podLevel is the effective pod-level amount of name, a copy: the spec's,
+// or under UseStatusResources with pod-level status (status.resources set)
+// the largest of the spec (left out while a resize is Infeasible) and the
+// two status lists.
+func podLevel(pod *v1.Pod, opts *Options, name v1.ResourceName, spec, a, b v1.ResourceList) (resource.Quantity, bool) {
 	var q resource.Quantity
 	ok := false
+	if !opts.UseStatusResources || opts.IgnorePodLevelStatus || pod.Status.Resources == nil {
+		v, found := spec[name]
+		raise(&q, &ok, v, found)
+		return q, ok
+	}
 	if !IsResizeInfeasible(pod) {
 		v, found := spec[name]
 		raise(&q, &ok, v, found)
