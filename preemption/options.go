@@ -46,7 +46,8 @@ type Options struct {
 	MoreImportant func(a, b *v1.Pod) bool
 
 	// Filters run after the resource check on every fit check, in order;
-	// the first that returns false rejects the node as Unschedulable.
+	// the first that does not fit rejects the node as Unschedulable, with
+	// its reason.
 	// Use them for plugins whose failures preemption can resolve (host
 	// ports, pod anti-affinity, topology spread, volume limits). Nodes
 	// that fail for reasons preemption cannot fix belong in PriorStatus as

@@ -76,9 +76,9 @@ const (
 // with "preemption: ", names the offending input and wraps one of them; test
 // with [errors.Is].
 var (
-	// ErrInvalidInput reports a nil preemptor, node, pod or
-	// PodDisruptionBudget, a node without a name, the zero NodeSnapshot, or
-	// two snapshots with the same node name.
+	// ErrInvalidInput reports a nil preemptor, node or pod, a nil
+	// PodDisruptionBudget given to [NewPDBs], a node without a name, the
+	// zero NodeSnapshot, or two snapshots with the same node name.
 	ErrInvalidInput = errors.New("invalid input")
 	// ErrInvalidOptions reports options upstream's validation rejects.
 	ErrInvalidOptions = errors.New("invalid options")
