@@ -223,3 +223,17 @@ func TestCodeAndStatusString(t *testing.T) {
 	assert.Equal(t, "Unschedulable: Too many pods, Insufficient cpu", st.String())
 	assert.Equal(t, "Success", preemption.Status{}.String())
 }
+
+// TestPickNodeReadsNowForMissingStartTimes: the start-time criterion reads a
+// victim without a start time as the now it is given, never the clock.
+func TestPickNodeReadsNowForMissingStartTimes(t *testing.T) {
+	cands := []preemption.Candidate{
+		{Node: "unstarted", Victims: preemption.Victims{Pods: []*v1.Pod{mkPod("u", prio(low))}}},
+		{Node: "started", Victims: preemption.Victims{Pods: []*v1.Pod{mkPod("s", prio(low), started(ts(5)))}}},
+	}
+	early, late := ts(1), ts(9)
+	got, d := preemption.PickNodeExplained(cands, early, nil)
+	assert.Equal(t, "started", got.Node, "now before the other start: the unstarted victim is older")
+	assert.Equal(t, preemption.CriterionStartTime, d.Criterion)
+	assert.Equal(t, "unstarted", preemption.PickNode(cands, late).Node, "now after it: the unstarted victim is the newest work")
+}
