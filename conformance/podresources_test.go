@@ -194,3 +194,105 @@ func TestPodResources(t *testing.T) {
 		}
 	})
 }
+
+// TestPodResourcesUpstreamTableGaps runs the kinds of case of
+// component-helpers' own resource tests that the library used to answer
+// differently (it had no limits with status resources, no way to exclude
+// overhead or to skip pod-level resources): each case states the expected
+// list and is also checked against upstream.
+func TestPodResourcesUpstreamTableGaps(t *testing.T) {
+	l := func(kv ...string) v1.ResourceList {
+		out := v1.ResourceList{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+		}
+		return out
+	}
+	always := v1.ContainerRestartPolicyAlways
+	limited := func(name, cpu string) v1.Container {
+		return v1.Container{Name: name, Resources: v1.ResourceRequirements{Limits: l("cpu", cpu), Requests: l("cpu", cpu)}}
+	}
+	actual := func(name, cpu string) v1.ContainerStatus {
+		return v1.ContainerStatus{Name: name, Resources: &v1.ResourceRequirements{Limits: l("cpu", cpu), Requests: l("cpu", cpu)}}
+	}
+	sidecar := limited("s", "1")
+	sidecar.RestartPolicy = &always
+	withStatus := podresources.Options{UseStatusResources: true}
+	for _, tc := range []struct {
+		name   string
+		limits bool // Limits, else Requests
+		pod    v1.Pod
+		opts   podresources.Options
+		want   v1.ResourceList
+	}{
+		{
+			name: "limits with status resources: a pod scaled up is charged its larger actual limits", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")}},
+				Status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{actual("c", "2")}}},
+			opts: withStatus, want: l("cpu", "2"),
+		},
+		{
+			name: "limits with status resources: a pod being scaled down keeps its larger spec limits", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "4")}},
+				Status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{actual("c", "2")}}},
+			opts: withStatus, want: l("cpu", "4"),
+		},
+		{
+			name: "limits without status resources: the spec alone", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")}},
+				Status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{actual("c", "2")}}},
+			want: l("cpu", "1"),
+		},
+		{
+			name: "limits with status resources: a scaled-up sidecar counts beside the containers", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{InitContainers: []v1.Container{sidecar}, Containers: []v1.Container{limited("c", "1")}},
+				Status: v1.PodStatus{InitContainerStatuses: []v1.ContainerStatus{actual("s", "3")}}},
+			opts: withStatus, want: l("cpu", "4"),
+		},
+		{
+			name: "limits with status resources: an infeasible resize charges the actual limits only", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "8")}},
+				Status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{actual("c", "2")},
+					Conditions: []v1.PodCondition{{Type: v1.PodResizePending, Reason: v1.PodReasonInfeasible}}}},
+			opts: withStatus, want: l("cpu", "2"),
+		},
+		{
+			name: "limits excluding overhead", limits: true,
+			pod:  v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")}, Overhead: l("cpu", "500m")}},
+			opts: podresources.Options{ExcludeOverhead: true}, want: l("cpu", "1"),
+		},
+		{
+			name: "requests excluding overhead",
+			pod:  v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")}, Overhead: l("cpu", "500m", "memory", "1Gi")}},
+			opts: podresources.Options{ExcludeOverhead: true}, want: l("cpu", "1"),
+		},
+		{
+			name: "requests skipping pod-level resources: the containers' aggregate stands",
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")},
+				Resources: &v1.ResourceRequirements{Requests: l("cpu", "3")}}},
+			opts: podresources.Options{SkipPodLevelResources: true}, want: l("cpu", "1"),
+		},
+		{
+			name: "limits skipping pod-level resources: the containers' aggregate stands", limits: true,
+			pod: v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{limited("c", "1")},
+				Resources: &v1.ResourceRequirements{Limits: l("cpu", "3")}}},
+			opts: podresources.Options{SkipPodLevelResources: true}, want: l("cpu", "1"),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := resourcehelper.PodResourcesOptions{
+				UseStatusResources: tc.opts.UseStatusResources,
+				InPlacePodLevelResourcesVerticalScalingEnabled: true,
+				ExcludeOverhead:       tc.opts.ExcludeOverhead,
+				SkipPodLevelResources: tc.opts.SkipPodLevelResources,
+			}
+			got, want := podresources.Requests(&tc.pod, tc.opts), resourcehelper.PodRequests(&tc.pod, up)
+			if tc.limits {
+				got, want = podresources.Limits(&tc.pod, tc.opts), resourcehelper.PodLimits(&tc.pod, up)
+			}
+			if !sameList(want, got) || !sameList(tc.want, got) {
+				t.Fatalf("evictkit %s, upstream %s, expected %s", showList(got), showList(want), showList(tc.want))
+			}
+		})
+	}
+}
