@@ -2,89 +2,83 @@ package podresources
 
 import v1 "k8s.io/api/core/v1"
 
-// nameSet collects resource names in first-seen order, without duplicates.
-// Pods name few resources, so a linear scan beats a map.
-type nameSet []v1.ResourceName
-
-func (s *nameSet) add(l v1.ResourceList) {
+// appendNew appends the names of l that names lacks. Pods name few
+// resources, so a linear scan beats a map.
+func appendNew(names []v1.ResourceName, l v1.ResourceList) []v1.ResourceName {
+next:
 	for name := range l {
-		s.addName(name)
-	}
-}
-
-func (s *nameSet) addName(name v1.ResourceName) {
-	for _, n := range *s {
-		if n == name {
-			return
+		for _, n := range names {
+			if n == name {
+				continue next
+			}
 		}
+		names = append(names, name)
 	}
-	*s = append(*s, name)
+	return names
 }
 
-// requestNames lists every resource a [Request] of pod under opts may
-// report: a superset of the keys of upstream's PodRequests.
-func requestNames(pod *v1.Pod, opts *Options) []v1.ResourceName {
-	var s nameSet
+// appendRequestNames appends every resource a [Request] of pod under opts
+// may report: a superset of the keys of upstream's PodRequests.
+func appendRequestNames(names []v1.ResourceName, pod *v1.Pod, opts *Options) []v1.ResourceName {
 	if !opts.SkipContainerLevelResources {
 		ctrs := 0
 		for _, list := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 			for i := range list {
-				s.add(list[i].Resources.Requests)
+				names = appendNew(names, list[i].Resources.Requests)
 				ctrs++
 			}
 		}
 		if ctrs > 0 {
-			s.add(opts.NonMissingContainerRequests)
+			names = appendNew(names, opts.NonMissingContainerRequests)
 		}
 		if opts.UseStatusResources {
 			for _, list := range [][]v1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
 				for i := range list {
-					s.add(list[i].AllocatedResources)
+					names = appendNew(names, list[i].AllocatedResources)
 					if list[i].Resources != nil {
-						s.add(list[i].Resources.Requests)
+						names = appendNew(names, list[i].Resources.Requests)
 					}
 				}
 			}
 		}
 	}
 	if opts.UseStatusResources {
-		s.add(pod.Status.AllocatedResources)
+		names = appendNew(names, pod.Status.AllocatedResources)
 		if pod.Status.Resources != nil {
-			s.add(pod.Status.Resources.Requests)
+			names = appendNew(names, pod.Status.Resources.Requests)
 		}
 	}
 	if pod.Spec.Resources != nil {
-		s.add(pod.Spec.Resources.Requests)
+		names = appendNew(names, pod.Spec.Resources.Requests)
 	}
 	if !opts.ExcludeOverhead {
-		s.add(pod.Spec.Overhead)
+		names = appendNew(names, pod.Spec.Overhead)
 	}
-	return s
+	return names
 }
 
-// limitNames lists every resource a [Limit] of pod under opts may report: a
-// superset of the keys of upstream's PodLimits.
-func limitNames(pod *v1.Pod, opts *Options) []v1.ResourceName {
-	var s nameSet
+// appendLimitNames appends every resource a [Limit] of pod under opts may
+// report: a superset of the keys of upstream's PodLimits.
+func appendLimitNames(names []v1.ResourceName, pod *v1.Pod, opts *Options) []v1.ResourceName {
 	for _, list := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range list {
-			s.add(list[i].Resources.Limits)
+			names = appendNew(names, list[i].Resources.Limits)
 		}
 	}
 	if opts.UseStatusResources {
 		for _, list := range [][]v1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
 			for i := range list {
 				if list[i].Resources != nil {
-					s.add(list[i].Resources.Limits)
+					names = appendNew(names, list[i].Resources.Limits)
 				}
 			}
 		}
 		if pod.Status.Resources != nil {
-			s.add(pod.Status.Resources.Limits)
+			names = appendNew(names, pod.Status.Resources.Limits)
 		}
 	}
 	if pod.Spec.Resources != nil {
-		s.add(pod.Spec.Resources.Limits)
+		names = appendNew(names, pod.Spec.Resources.Limits)
 	}
-	return s
+	return names
 }

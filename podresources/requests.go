@@ -62,7 +62,8 @@ func Requests(pod *v1.Pod, opts Options) v1.ResourceList {
 	if pod == nil {
 		return v1.ResourceList{}
 	}
-	return collect(pod, requestNames(pod, &opts), Request, opts)
+	var buf [8]v1.ResourceName
+	return collect(pod, appendRequestNames(buf[:0], pod, &opts), Request, opts)
 }
 
 // Request is [Requests] for one resource, without building the map: the
@@ -108,7 +109,8 @@ func Limits(pod *v1.Pod, opts Options) v1.ResourceList {
 	if pod == nil {
 		return v1.ResourceList{}
 	}
-	return collect(pod, limitNames(pod, &opts), Limit, opts)
+	var buf [8]v1.ResourceName
+	return collect(pod, appendLimitNames(buf[:0], pod, &opts), Limit, opts)
 }
 
 // collect builds the map of the names one reports present.

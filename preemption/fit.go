@@ -104,7 +104,7 @@ func (r Remaining) Free(name v1.ResourceName) int64 {
 // and some were added, without them. Its result is what [Evaluate] uses as
 // the prior status of a node when [Options.PriorStatus] is nil.
 func CheckFit(preemptor *v1.Pod, node NodeSnapshot, opts Options) Status {
-	c, err := newNodeCall(preemptor, &node, &PDBs{}, &opts, time.Time{})
+	c, err := newNodeCall(preemptor, &node, PDBs{}, &opts, time.Time{})
 	if err != nil {
 		return errorStatus(err)
 	}
@@ -122,7 +122,7 @@ type call struct {
 	checked []checkedScalar // scalars the resource check looks at
 	opts    *Options
 	now     time.Time
-	pdbs    *PDBs
+	pdbs    PDBs
 }
 
 type checkedScalar struct {
@@ -130,7 +130,7 @@ type checkedScalar struct {
 	req  int64
 }
 
-func newCall(pre *v1.Pod, pdbs *PDBs, opts *Options, now time.Time) (*call, error) {
+func newCall(pre *v1.Pod, pdbs PDBs, opts *Options, now time.Time) (*call, error) {
 	if pre == nil {
 		return nil, fmt.Errorf("preemption: nil preemptor: %w", ErrInvalidInput)
 	}
@@ -152,7 +152,7 @@ func newCall(pre *v1.Pod, pdbs *PDBs, opts *Options, now time.Time) (*call, erro
 
 // newNodeCall is newCall for the single-node entry points, which also
 // reject the zero NodeSnapshot.
-func newNodeCall(pre *v1.Pod, node *NodeSnapshot, pdbs *PDBs, opts *Options, now time.Time) (*call, error) {
+func newNodeCall(pre *v1.Pod, node *NodeSnapshot, pdbs PDBs, opts *Options, now time.Time) (*call, error) {
 	c, err := newCall(pre, pdbs, opts, now)
 	if err == nil && node.node == nil {
 		err = fmt.Errorf("preemption: zero NodeSnapshot: %w", ErrInvalidInput)

@@ -81,7 +81,7 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time,
 	if err := opts.validate(); err != nil {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 	}
-	c, err := newCall(preemptor, &pdbs, &opts, now)
+	c, err := newCall(preemptor, pdbs, &opts, now)
 	if err != nil {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 	}

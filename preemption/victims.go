@@ -64,7 +64,7 @@ func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Tim
 // victims found for incoming pod", the failed fit check, or Error for
 // invalid input.
 func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, Status) {
-	c, err := newNodeCall(preemptor, &node, &pdbs, &opts, now)
+	c, err := newNodeCall(preemptor, &node, pdbs, &opts, now)
 	if err != nil {
 		return Victims{}, errorStatus(err)
 	}
