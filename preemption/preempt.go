@@ -20,7 +20,9 @@ type Result struct {
 	Code Code
 	// Message is upstream's status message (without the "preemption: "
 	// prefix the plugin adds), e.g. "0/3 nodes are available: 3 Insufficient
-	// cpu." or "not eligible due to preemptionPolicy=Never.".
+	// cpu.", "not eligible due to preemptionPolicy=Never." or, when several
+	// nodes failed, their errors as upstream aggregates them ("[e1, e2]").
+	// For invalid input or options it is the returned error's text.
 	Message string
 
 	// Chosen is the node to preempt on and its victims (Success only).
