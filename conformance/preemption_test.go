@@ -405,3 +405,28 @@ type pickCandidate struct {
 func (c pickCandidate) Victims() *extenderv1.Victims { return c.victims }
 func (c pickCandidate) Name() string                 { return c.name }
 func (c pickCandidate) NumPodGroupDisruptions() int  { return 0 }
+
+// TestUpstreamCanPickIsExhaustive checks the tie check itself: two
+// candidates that tie on every criterion are both possible answers, every
+// time, whichever order upstream's map yields; a candidate worse only on the
+// last criterion (start time) by one nanosecond never is.
+func TestUpstreamCanPickIsExhaustive(t *testing.T) {
+	victim := func(name string, start time.Time) *v1.Pod {
+		prio := int32(100)
+		st := metav1.NewTime(start)
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.PodSpec{Priority: &prio}, Status: v1.PodStatus{StartTime: &st}}
+	}
+	cand := func(node string, start time.Time) upstreampreemption.Candidate {
+		return pickCandidate{name: node, victims: &extenderv1.Victims{Pods: []*v1.Pod{victim(node+".v", start)}}}
+	}
+	tied := []upstreampreemption.Candidate{cand("n0", gen.Epoch), cand("n1", gen.Epoch)}
+	older := []upstreampreemption.Candidate{cand("n0", gen.Epoch), cand("n1", gen.Epoch.Add(-time.Nanosecond))}
+	for range 200 {
+		if !upstreamCanPick(t, tied, "n0") || !upstreamCanPick(t, tied, "n1") {
+			t.Fatal("a full tie must leave both nodes possible")
+		}
+		if upstreamCanPick(t, older, "n1") || !upstreamCanPick(t, older, "n0") {
+			t.Fatal("a victim started one nanosecond earlier must lose the start-time rule")
+		}
+	}
+}
