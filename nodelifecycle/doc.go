@@ -45,7 +45,7 @@
 // spec.unschedulable. [NoExecuteAction] says what happens to the not-ready and unreachable
 // NoExecute taints in a pass: an immediate swap, queueing in the zone's rate-limited queue, or
 // removal ([MarkReachable]); [TaintQueued] is the queued work when the zone's token comes, and
-// [NoExecuteTaints] the set the node ends up with. [Swap.Apply] applies a change the way the
+// [NoExecuteTaintChanges] the change to the set the node ends up with. [Swap.Apply] applies a change the way the
 // API server stores it. Taints come from package taints.
 //
 // # Zones

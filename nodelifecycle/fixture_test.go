@@ -60,8 +60,8 @@ func withLabels(n *v1.Node, kv ...string) *v1.Node {
 
 // noBreaker is the default configuration with the lease circuit breaker off.
 func noBreaker() Config {
-	c := DefaultConfig()
-	c.LeaseCircuitBreaker = false
+	c := Config{}
+	c.DisableLeaseCircuitBreaker = true
 	return c
 }
 

@@ -55,7 +55,7 @@ func runHealthCase(t *testing.T, tc healthCase) {
 			require.NotNil(t, h.Current, "step %d current", i)
 			assert.Equal(t, st.current, h.Current.Status, "step %d current", i)
 		}
-		next := h.Saved(true)
+		next := h.Saved()
 		if !st.probe.IsZero() {
 			assert.True(t, st.probe.Equal(next.ProbeTime), "step %d probe: want %v got %v", i, st.probe, next.ProbeTime)
 		}
@@ -273,7 +273,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			runHealthCase(t, tc)
 		})
 		t.Run("breaker on, live lease agrees/"+tc.name, func(t *testing.T) {
-			tc.cfg = DefaultConfig()
+			tc.cfg = Config{}
 			runHealthCase(t, tc)
 		})
 	}
@@ -296,7 +296,7 @@ func leaseOnlySteps(created time.Time) []healthStep {
 
 // TestEvaluateLeaseCircuitBreaker covers spec cases 16 and 17.
 func TestEvaluateLeaseCircuitBreaker(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	node := mkNode("n", t0.Add(-time.Hour), readyCond(v1.ConditionTrue, t0, t0))
 	saved := &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: ptr(readyCond(v1.ConditionTrue, t0, t0)), Lease: savedLease("5", &t0)}
 	cached := mkLease("n", "5", &t0)
@@ -384,7 +384,7 @@ func TestEvaluateDoesNotModifyInputs(t *testing.T) {
 func TestEvaluateNilNode(t *testing.T) {
 	h := Evaluate(nil, nil, nil, t0, noBreaker())
 	require.Equal(t, Expired, h.Verdict)
-	assert.Equal(t, DefaultConfig().StartupGracePeriod, h.Grace)
+	assert.Equal(t, DefaultStartupGracePeriod, h.Grace)
 	require.NotNil(t, h.Status)
 	require.Len(t, h.Status.Conditions, 4)
 	require.NotNil(t, h.Current)
@@ -411,10 +411,10 @@ func TestHealthHelpers(t *testing.T) {
 	assert.False(t, h.BecameNotReady())
 
 	h = Health{Probe: Probe{ProbeTime: t0}, Written: Probe{ProbeTime: at(time.Second)}}
-	assert.Equal(t, t0, h.Saved(true).ProbeTime, "no status to write: Probe")
+	assert.Equal(t, t0, h.Saved().ProbeTime, "no status to write: Probe")
 	h.Status = &v1.NodeStatus{}
-	assert.Equal(t, at(time.Second), h.Saved(true).ProbeTime)
-	assert.Equal(t, t0, h.Saved(false).ProbeTime, "failed write keeps the refreshed probe")
+	assert.Equal(t, at(time.Second), h.Saved().ProbeTime)
+	assert.Equal(t, t0, h.Probe.ProbeTime, "failed write keeps the refreshed probe")
 
 	x := readyCond(v1.ConditionTrue, t0, t0)
 	assert.True(t, sameCondition(nil, nil))

@@ -50,7 +50,7 @@ func TestNoExecuteAction(t *testing.T) {
 	assert.Equal(t, Action{Kind: Enqueue, ClearTombstone: true}, NoExecuteAction(nil, status(v1.ConditionFalse)))
 }
 
-func TestNoExecuteTaints(t *testing.T) {
+func TestNoExecuteTaintChanges(t *testing.T) {
 	notReady, unreachable := ne(v1.TaintNodeNotReady), ne(v1.TaintNodeUnreachable)
 	cases := []struct {
 		name        string
@@ -68,18 +68,18 @@ func TestNoExecuteTaints(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			add, remove := NoExecuteTaints(withTaints(mkNode("n", t0), tc.taint...), ptr(readyCond(tc.ready, t0, t0)))
+			add, remove := NoExecuteTaintChanges(withTaints(mkNode("n", t0), tc.taint...), ptr(readyCond(tc.ready, t0, t0)))
 			assert.Equal(t, tc.add, add)
 			assert.Equal(t, tc.remove, remove)
 		})
 	}
-	add, remove := NoExecuteTaints(mkNode("n", t0), nil)
+	add, remove := NoExecuteTaintChanges(mkNode("n", t0), nil)
 	assert.Nil(t, add)
 	assert.Nil(t, remove)
-	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionUnknown, t0, t0)))
+	add, remove = NoExecuteTaintChanges(nil, ptr(readyCond(v1.ConditionUnknown, t0, t0)))
 	assert.Equal(t, []v1.Taint{unreachable}, add, "a nil node has no taints")
 	assert.Nil(t, remove)
-	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionTrue, t0, t0)))
+	add, remove = NoExecuteTaintChanges(nil, ptr(readyCond(v1.ConditionTrue, t0, t0)))
 	assert.Nil(t, add)
 	assert.Nil(t, remove)
 }

@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"maps"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,14 +74,15 @@ func TestComputeZoneState(t *testing.T) {
 		{"case24 1 ready 3 without Ready", members(1, 0, 3), 0.55, ZonePartialDisruption},
 		{"case24 empty zone", nil, 0.55, ZoneNormal},
 		{"case25 threshold 0.1: 3 of 30 in float32", members(27, 3, 0), 0.1, ZonePartialDisruption},
-		{"case25 threshold 0: 3 not ready is enough", members(7, 3, 0), 0, ZonePartialDisruption},
+		{"the tiniest threshold (upstream's 0): 3 not ready is enough", members(7, 3, 0), math.SmallestNonzeroFloat32, ZonePartialDisruption},
+		{"threshold 0 is the default 0.55: 3 of 10 is Normal", members(7, 3, 0), 0, ZoneNormal},
 		{"case25 threshold 1: partial never happens", members(9, 11, 0), 1, ZoneNormal},
 		{"threshold 1: all not ready is full", members(0, 5, 0), 1, ZoneFullDisruption},
 		{"unknown status strings count as not ready", []*v1.NodeCondition{{Status: "maybe"}, {Status: v1.ConditionUnknown}, {Status: ""}, {Status: v1.ConditionTrue}}, 0.55, ZonePartialDisruption},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := Config{}
 			cfg.UnhealthyZoneThreshold = tc.threshold
 			assert.Equal(t, tc.want, ComputeZoneState(CountReady(tc.members), cfg))
 		})
@@ -91,7 +93,7 @@ func TestComputeZoneState(t *testing.T) {
 
 // TestZoneRate covers spec case 26.
 func TestZoneRate(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	cases := []struct {
 		name  string
 		state ZoneState
@@ -128,7 +130,7 @@ func ratesOf(kv ...any) map[string]float32 {
 
 // TestHandleDisruption covers spec cases 27–29 and the transition rules of §4.4.
 func TestHandleDisruption(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	cases := []struct {
 		name    string
 		prev    map[string]ZoneState
@@ -245,7 +247,7 @@ func TestCase28ExcludedNodeStillActedOn(t *testing.T) {
 }
 
 func TestDisruptionString(t *testing.T) {
-	d := HandleDisruption(map[string]ZoneState{"old": ZoneNormal}, map[string]ZoneCounts{"b": full(1), "a": healthy(2)}, DefaultConfig())
+	d := HandleDisruption(map[string]ZoneState{"old": ZoneNormal}, map[string]ZoneCounts{"b": full(1), "a": healthy(2)}, Config{})
 	assert.Equal(t, `entered=false exited=false "a"=Normal@0.1 "b"=FullDisruption@0.1 dropped=["old"]`, d.String())
 	assert.False(t, d.AllDown())
 	assert.True(t, Disruption{}.AllDown())

@@ -24,7 +24,7 @@
 //   - node-down NODE...: the nodes stop heartbeating at t0. A
 //     kube-controller-manager with default settings is replayed on a fake
 //     clock: the monitor pass every 5 s marks them Unknown after the 50 s
-//     grace period ([nodelifecycle.SilentNode]); each pass counts the zones
+//     grace period ([SilentNode]); each pass counts the zones
 //     and applies upstream's disruption rules ([nodelifecycle.HandleDisruption]:
 //     a partially disrupted small zone stops, all zones down stops
 //     everything); the zone queues ([timedqueue.RateLimited], 0.1 nodes/s,

@@ -91,7 +91,7 @@ type sim struct {
 	opts  tolerations.Options
 	t0    time.Time
 	clock *clocktesting.FakeClock
-	sched nodelifecycle.Schedule
+	sched Schedule
 
 	nodes  []*corev1.Node // deep copies, in name order
 	byName map[string]*corev1.Node
@@ -99,7 +99,7 @@ type sim struct {
 
 	// silent holds the nodes that stop heartbeating at t0 and when the
 	// controller marks them Unknown.
-	silent map[string]nodelifecycle.Silence
+	silent map[string]Silence
 	// frozen holds nodes already not Ready in the snapshot: they count in
 	// their zone, but the simulation does not re-taint them.
 	frozen map[string]bool
@@ -120,15 +120,15 @@ type sim struct {
 
 // newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
 func newSim(s *snapshot, t0 time.Time) *sim {
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}.Effective()
 	m := &sim{
 		cfg:        cfg,
 		t0:         t0,
 		clock:      clocktesting.NewFakeClock(t0),
-		sched:      cfg.Schedule(t0),
+		sched:      scheduleOf(cfg, t0),
 		byName:     map[string]*corev1.Node{},
 		podsOn:     map[string][]*podState{},
-		silent:     map[string]nodelifecycle.Silence{},
+		silent:     map[string]Silence{},
 		frozen:     map[string]bool{},
 		states:     map[string]nodelifecycle.ZoneState{},
 		queues:     map[string]*timedqueue.RateLimited[string]{},
@@ -163,13 +163,13 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 // silence makes node stop heartbeating at t0: its last sign of life is its
 // last heartbeat in the snapshot (or t0 if later or missing), seen by the
 // controller's pass at t0.
-func (m *sim) silence(name string) nodelifecycle.Silence {
+func (m *sim) silence(name string) Silence {
 	n := m.byName[name]
 	last := m.t0
 	if r := readyCondition(n); r != nil && !r.LastHeartbeatTime.IsZero() && r.LastHeartbeatTime.Time.Before(m.t0) {
 		last = r.LastHeartbeatTime.Time
 	}
-	sil := nodelifecycle.SilentNode(last, m.sched, m.cfg)
+	sil := SilentNode(last, m.sched, m.cfg)
 	m.silent[name] = sil
 	delete(m.frozen, name)
 	m.add(event{At: m.t0, Kind: kindHeartbeat, Node: name, Zone: zoneName(nodelifecycle.ZoneKey(n)),

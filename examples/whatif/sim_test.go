@@ -36,15 +36,15 @@ func TestSilenceMatchesHealthJudgement(t *testing.T) {
 	}
 
 	node, _ := s.node("worker-a2")
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}.Effective()
 	h := nodelifecycle.Evaluate(node, nil, nil, t0, cfg)
-	saved := h.Saved(false)
+	saved := h.Probe
 	for pass := t0.Add(cfg.MonitorPeriod); pass.Before(sil.Unknown); pass = pass.Add(cfg.MonitorPeriod) {
 		h = nodelifecycle.Evaluate(node, nil, &saved, pass, cfg)
 		if h.Verdict != nodelifecycle.Fresh {
 			t.Fatalf("pass at t0+%v: %v, want Fresh", pass.Sub(t0), h.Verdict)
 		}
-		saved = h.Saved(false)
+		saved = h.Probe
 	}
 	h = nodelifecycle.Evaluate(node, nil, &saved, sil.Unknown, cfg)
 	if h.Verdict != nodelifecycle.NeedsLeaseCheck {
