@@ -22,37 +22,29 @@ func embedded(t *testing.T) *snapshot {
 	return s
 }
 
-// The Unknown time the simulation takes from SilentNode is the one the
-// controller's own health judgement reaches, pass by pass: still Fresh at
-// t0+50s, expired at the next pass (the lease circuit breaker asks for the
-// live Lease, which is absent, so the node is marked Unknown).
-func TestSilenceMatchesHealthJudgement(t *testing.T) {
+// A silent node is marked Unknown by the controller's own health judgement
+// at the first pass strictly after the pass that last heard from it (t0)
+// plus the grace period: t0+55s with the defaults (5s period, 50s grace),
+// not t0+50s. Its pods are marked NotReady in the same pass, and its zone
+// queues it for unreachable:NoExecute at once.
+func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 	s := embedded(t)
 	t0 := s.t0()
 	m := newSim(s, t0)
-	sil := m.silence("worker-a2")
-	if want := t0.Add(55 * time.Second); !sil.Unknown.Equal(want) {
-		t.Fatalf("SilentNode: Unknown at %v, want %v", sil.Unknown, want)
+	m.silence("worker-a2")
+	m.run()
+	if got, want := m.unknownAt["worker-a2"], t0.Add(55*time.Second); !got.Equal(want) {
+		t.Fatalf("Unknown at t0+%v, want t0+%v", got.Sub(t0), want.Sub(t0))
 	}
-
-	node, _ := s.node("worker-a2")
-	cfg := nodelifecycle.Config{}.Effective()
-	h := nodelifecycle.Evaluate(node, nil, nil, t0, cfg)
-	saved := h.Probe
-	for pass := t0.Add(cfg.MonitorPeriod); pass.Before(sil.Unknown); pass = pass.Add(cfg.MonitorPeriod) {
-		h = nodelifecycle.Evaluate(node, nil, &saved, pass, cfg)
-		if h.Verdict != nodelifecycle.Fresh {
-			t.Fatalf("pass at t0+%v: %v, want Fresh", pass.Sub(t0), h.Verdict)
-		}
-		saved = h.Probe
+	if len(m.unknownAt) != 1 {
+		t.Errorf("nodes marked Unknown: %v, want only the silent one", m.unknownAt)
 	}
-	h = nodelifecycle.Evaluate(node, nil, &saved, sil.Unknown, cfg)
-	if h.Verdict != nodelifecycle.NeedsLeaseCheck {
-		t.Fatalf("at Unknown: %v, want NeedsLeaseCheck", h.Verdict)
+	n := m.byName["worker-a2"]
+	if r := readyCondition(n); r == nil || r.Status != corev1.ConditionUnknown || r.Reason != nodelifecycle.ReasonStatusUnknown {
+		t.Errorf("Ready after the run: %+v", r)
 	}
-	h = nodelifecycle.EvaluateWithLiveLease(node, nil, &saved, nodelifecycle.LiveLease{}, sil.Unknown, cfg)
-	if h.Verdict != nodelifecycle.Expired || h.Current.Status != corev1.ConditionUnknown || !h.BecameNotReady() {
-		t.Fatalf("at Unknown: %v %v, want Expired and Unknown", h.Verdict, h.Current.Status)
+	if got := m.taintedAt["worker-a2"]; !got.Equal(t0.Add(55 * time.Second)) {
+		t.Errorf("NoExecute taint at t0+%v, want in the marking pass (a quiet Normal zone has a token)", got.Sub(t0))
 	}
 }
 
