@@ -1,6 +1,7 @@
 package nodelifecycle_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -119,4 +120,71 @@ func ExampleZoneRate() {
 	// 30/50 not ready: PartialDisruption, 0 nodes/s
 	// 31/51 not ready: PartialDisruption, 0.01 nodes/s
 	// 5/5 not ready: FullDisruption, 0.1 nodes/s
+}
+
+// A controller's monitor: one pass every 5 s, one drain every 100 ms. Without an API the
+// Monitor assumes every write succeeds and lists them; here the caller applies them to its
+// own objects. Node n1 goes silent at t0; n2 keeps renewing its Lease.
+func ExampleMonitor() {
+	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
+	ready := v1.NodeCondition{Type: v1.NodeReady, Status: v1.ConditionTrue,
+		LastHeartbeatTime: metav1.NewTime(t0), LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}
+	nodes := map[string]*v1.Node{}
+	for _, name := range []string{"n1", "n2"} {
+		nodes[name] = &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelTopologyZone: "z"}},
+			Status:     v1.NodeStatus{Conditions: []v1.NodeCondition{ready}},
+		}
+	}
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: v1.PodSpec{NodeName: "n1"},
+		Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
+
+	m := nodelifecycle.NewMonitor(nil, nodelifecycle.Config{})
+	for now := t0; !now.After(t0.Add(55 * time.Second)); now = now.Add(5 * time.Second) {
+		renew := metav1.NewMicroTime(now)
+		res, err := m.Pass(context.Background(), now, nodelifecycle.PassInput{
+			Nodes: []*v1.Node{nodes["n1"], nodes["n2"]},
+			Lease: func(name string) *coordinationv1.Lease {
+				if name == "n1" {
+					return nil // silent
+				}
+				return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+			},
+			Pods: func(name string) ([]*v1.Pod, error) {
+				if name == "n1" {
+					return []*v1.Pod{pod}, nil
+				}
+				return nil, nil
+			},
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, np := range res.Nodes {
+			if np.Status != nil {
+				nodes[np.Node.Name] = np.Node // the status written
+				fmt.Printf("t0+%v: %s %s, %d pod(s) not ready\n", now.Sub(t0), np.Node.Name, np.Health.Current.Status, len(np.PodsNotReady))
+			}
+			if np.Enqueued {
+				fmt.Printf("t0+%v: %s queued\n", now.Sub(t0), np.Node.Name)
+			}
+		}
+		writes, _ := m.Drain(context.Background(), now, func(name string) (*v1.Node, bool) {
+			n, ok := nodes[name]
+			return n, ok
+		})
+		for _, w := range writes {
+			n := nodes[w.Node].DeepCopy()
+			n.Spec.Taints = w.Swap.Apply(n.Spec.Taints, now)
+			nodes[w.Node] = n
+			fmt.Printf("t0+%v: %s tainted %s (%v)\n", now.Sub(t0), w.Node, taints.Format(n.Spec.Taints[0]), w.Reason)
+		}
+	}
+	fmt.Println("zone:", m.Zones()[nodelifecycle.ZoneKey(nodes["n1"])].State)
+	// Output:
+	// t0+55s: n1 Unknown, 1 pod(s) not ready
+	// t0+55s: n1 queued
+	// t0+55s: n1 tainted node.kubernetes.io/unreachable:NoExecute (Queued)
+	// zone: Normal
 }
