@@ -20,7 +20,7 @@ type fakeAPI struct {
 	leases map[string]string // live lease resourceVersions
 	pods   map[string]*v1.Pod
 
-	failStatus, failSwap, failPod, failLease int // how many of the next calls fail
+	failStatus, failSwap, failPod, failLease  int // how many of the next calls fail
 	statusWrites, swaps, podWrites, leaseGets int
 }
 
