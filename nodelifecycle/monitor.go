@@ -548,7 +548,14 @@ func (m *Monitor) ensureZone(zone string) {
 	m.queues[zone] = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.WithClock(&m.now))
 }
 
-func (m *Monitor) save(name string, p Probe) { m.probes[name] = &p }
+// save remembers p for a node, in place when the node has a probe already.
+func (m *Monitor) save(name string, p Probe) {
+	if old, ok := m.probes[name]; ok {
+		*old = p
+		return
+	}
+	m.probes[name] = &p
+}
 
 func (m *Monitor) liveLease(ctx context.Context, name string, cached *coordinationv1.Lease) (LiveLease, error) {
 	if m.api == nil {
