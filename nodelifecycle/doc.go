@@ -99,6 +99,10 @@
 //     so the order in which nodes of one pass enter a zone queue (and, with equal process
 //     times, get their token) is the caller's list order instead of a race. Among equal
 //     process times the zone queue is FIFO (package timedqueue); upstream's heap is not.
+//   - A pass lists the pods of a node only when it marks them not ready; upstream lists them
+//     for every node with a Ready condition and, when listing fails (which an informer's index
+//     does not), skips the node's NoExecute action too. Here a failed listing only postpones
+//     the marking to the next pass.
 //   - A status write is tried [StatusAttempts] times; upstream polls for 100 ms every 20 ms
 //     (5 or 6 attempts, by timing).
 //   - [Monitor] writes the removal of both NoExecute taints as one [API.SwapTaints] call;

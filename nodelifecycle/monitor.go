@@ -51,8 +51,9 @@ type PassInput struct {
 	// LastStoreSyncResourceVersion); the lease circuit breaker compares it with the newest live
 	// resourceVersion it saw.
 	LeaseCacheRV string
-	// Pods returns the pods bound to a node (the pod cache's index by spec.nodeName). A nil
-	// Pods func means no pods.
+	// Pods returns the pods bound to a node (the pod cache's index by spec.nodeName). It is
+	// called only for the nodes whose pods a pass marks not ready. A nil Pods func means no
+	// pods.
 	Pods func(nodeName string) ([]*v1.Pod, error)
 }
 
@@ -362,21 +363,19 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 		return np
 	}
 
-	var pods []*v1.Pod
-	if in.Pods != nil {
-		var err error
-		if pods, err = in.Pods(name); err != nil {
-			if h.BecameNotReady() {
-				m.retry[name] = struct{}{}
-			}
-			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w", name, err))
-			return np
-		}
-	}
 	m.noExecute(ctx, node, h.Current, &np, res)
 
 	_, again := m.retry[name]
 	if h.BecameNotReady() || (again && h.Observed.Status != v1.ConditionTrue) {
+		var pods []*v1.Pod
+		if in.Pods != nil {
+			var err error
+			if pods, err = in.Pods(name); err != nil {
+				m.retry[name] = struct{}{}
+				np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w", name, err))
+				return np
+			}
+		}
 		var failed []error
 		for _, pod := range pods {
 			marked, ok := MarkPodNotReady(pod, name, m.now.t)
