@@ -25,3 +25,19 @@ func (q *RateLimitedTimedQueue) Contents() (queued, processed []string) {
 	sort.Strings(processed)
 	return queued, processed
 }
+
+// Ties reports whether two queued values share a process time, so that the
+// heap may hand them out in either order.
+func (q *RateLimitedTimedQueue) Ties() bool {
+	q.queue.lock.Lock()
+	defer q.queue.lock.Unlock()
+	seen := map[int64]bool{}
+	for _, v := range q.queue.queue {
+		t := v.ProcessAt.UnixNano()
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+	}
+	return false
+}
