@@ -226,15 +226,17 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 
 	// 1. Registration.
 	listed := make(map[string]struct{}, len(in.Nodes))
-	for _, node := range in.Nodes {
+	zones := make([]string, len(in.Nodes)) // each listed node's zone key, computed once
+	for i, node := range in.Nodes {
 		if node == nil {
 			continue
 		}
 		listed[node.Name] = struct{}{}
-		m.ensureZone(ZoneKey(node))
+		zones[i] = ZoneKey(node)
+		m.ensureZone(zones[i])
 		if _, ok := m.known[node.Name]; !ok {
 			m.known[node.Name] = struct{}{}
-			if w, ok := m.markReachable(ctx, node, FirstSeen); ok {
+			if w, ok := m.markReachable(ctx, node, zones[i], FirstSeen); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
 			}
@@ -247,13 +249,16 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	}
 
 	// 2 and 3. Judgement and actions, node by node.
-	for _, node := range in.Nodes {
+	for i, node := range in.Nodes {
 		if node == nil {
 			continue
 		}
-		np := m.passNode(ctx, node, in, &res)
+		np := m.passNode(ctx, node, zones[i], in, &res)
 		if np.Counted {
-			zone := ZoneKey(np.Node)
+			zone := zones[i]
+			if np.Node != node {
+				zone = ZoneKey(np.Node) // written, or read again after a failed write
+			}
 			c := res.Counts[zone]
 			c.Add(np.Health.Current)
 			res.Counts[zone] = c
@@ -266,11 +271,11 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	d := HandleDisruption(m.zones, res.Counts, m.cfg)
 	res.Disruption = d
 	if d.Entered {
-		for _, node := range in.Nodes {
+		for i, node := range in.Nodes {
 			if node == nil {
 				continue
 			}
-			if w, ok := m.markReachable(ctx, node, AllZonesDown); ok {
+			if w, ok := m.markReachable(ctx, node, zones[i], AllZonesDown); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
 			}
@@ -293,7 +298,7 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 }
 
 // passNode judges one node and carries out what follows for it (upstream's updateNodeFunc).
-func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res *PassResult) NodePass {
+func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in PassInput, res *PassResult) NodePass {
 	np := NodePass{Node: node}
 	name := node.Name
 	var lease *coordinationv1.Lease
@@ -354,7 +359,8 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q skipped: reading it again: %w", name, err))
 			return np
 		}
-		node, np.Node = fresh, fresh
+		node, np.Node, zone = fresh, fresh, ZoneKey(fresh)
+		m.ensureZone(zone) // its labels may have moved it (upstream would find no queue and crash)
 	}
 	np.Health = h
 	np.Counted = !ExcludedFromDisruption(node)
@@ -363,7 +369,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 		return np
 	}
 
-	m.noExecute(ctx, node, h.Current, &np, res)
+	m.noExecute(ctx, node, zone, h.Current, &np, res)
 
 	_, again := m.retry[name]
 	if h.BecameNotReady() || (again && h.Observed.Status != v1.ConditionTrue) {
@@ -400,9 +406,9 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 
 // noExecute carries out [NoExecuteAction] for a judged node (upstream
 // processTaintBaseEviction).
-func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCondition, np *NodePass, res *PassResult) {
+func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, zone string, ready *v1.NodeCondition, np *NodePass, res *PassResult) {
 	a := NoExecuteAction(node, ready)
-	q := m.queues[ZoneKey(node)]
+	q := m.queues[zone]
 	switch a.Kind {
 	case SwapToNotReady, SwapToUnreachable:
 		w := TaintWrite{Node: node.Name, Swap: a.Swap, Reason: Swapped}
@@ -415,7 +421,7 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCo
 		}
 		np.Enqueued = q.Add(node.Name, string(node.UID))
 	case Untaint:
-		if w, ok := m.markReachable(ctx, node, BecameReady); ok {
+		if w, ok := m.markReachable(ctx, node, zone, BecameReady); ok {
 			res.Taints = append(res.Taints, w)
 			np.Err = errors.Join(np.Err, w.Err)
 		}
@@ -424,7 +430,7 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCo
 
 // markReachable removes node's NoExecute taints and, once that succeeded, the node from its
 // zone queue (upstream markNodeAsReachable). ok reports whether there was a taint to remove.
-func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, why WriteReason) (TaintWrite, bool) {
+func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string, why WriteReason) (TaintWrite, bool) {
 	s := MarkReachable(node).Swap
 	w := TaintWrite{Node: node.Name, Swap: s, Reason: why}
 	if !s.Empty() {
@@ -432,7 +438,7 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, why WriteRea
 			return w, true
 		}
 	}
-	m.queues[ZoneKey(node)].Remove(node.Name)
+	m.queues[zone].Remove(node.Name)
 	return w, !s.Empty()
 }
 
