@@ -123,7 +123,9 @@ func encode(s *Summary) []byte {
 	if r := n.Rlimit; r != nil {
 		w.Node.Rlimit = &wireRlimit{Time: metav1.NewTime(r.Time), MaxPID: r.MaxPID, Curproc: r.NumOfRunningProcesses}
 	}
-	usage := func(f ranking.FSUsage) *wireFs { return &wireFs{UsedBytes: u64(f.UsedBytes), InodesUsed: u64(f.InodesUsed), CapacityBytes: u64(9)} }
+	usage := func(f ranking.FSUsage) *wireFs {
+		return &wireFs{UsedBytes: u64(f.UsedBytes), InodesUsed: u64(f.InodesUsed), CapacityBytes: u64(9)}
+	}
 	for _, p := range s.Pods {
 		var wp wirePod
 		wp.PodRef.Name, wp.PodRef.Namespace, wp.PodRef.UID = p.Ref.Name, p.Ref.Namespace, string(p.Ref.UID)
