@@ -211,20 +211,3 @@ func ExampleByPriorityThenQoS() {
 	// burstable
 	// guaranteed
 }
-
-func ExampleOOMScoreAdjust() {
-	const capacity = 16 << 30 // a 16Gi node
-	for _, p := range []*v1.Pod{
-		pod("db", 0, list("1", "1Gi"), list("1", "1Gi")), // Guaranteed
-		pod("web", 0, list("100m", "4Gi"), nil),          // Burstable, a quarter of the node
-		pod("api", 0, list("100m", "128Mi"), nil),        // Burstable, little memory
-		pod("batch", 0, nil, nil),                        // BestEffort
-	} {
-		fmt.Printf("%s (%s): %d\n", p.Name, ranking.QOSClass(p), ranking.OOMScoreAdjust(p, &p.Spec.Containers[0], capacity))
-	}
-	// Output:
-	// db (Guaranteed): -997
-	// web (Burstable): 750
-	// api (Burstable): 993
-	// batch (BestEffort): 1000
-}

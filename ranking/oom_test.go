@@ -118,7 +118,7 @@ func TestBurstableScoreBeyondInt64(t *testing.T) {
 	assert.Equal(t, int64(1000-500), burstableScore(1<<60, 1<<61))
 	assert.Equal(t, int64(1000-(math.MaxInt64-1000)), burstableScore(math.MaxInt64, 1))
 	assert.Equal(t, int64(1000+(math.MaxInt64-1000)), burstableScore(math.MinInt64, 1))
-	assert.Equal(t, int64(1500), burstableScore(-(1 << 60), 1<<61))
+	assert.Equal(t, int64(1500), burstableScore(-(1<<60), 1<<61))
 }
 
 // The score lies in [3, 999] for a Burstable pod with non-negative requests, falls as the
