@@ -35,6 +35,12 @@
 //     terminationGracePeriodSeconds if smaller), its eviction message, event
 //     annotations and the PodStatus the kubelet writes.
 //
+// # Admission
+//
+// [Admit] decides whether a new pod may start while the node reports the
+// conditions of the last cycle ([Manager.Conditions]), as the eviction
+// manager's admission handler does.
+//
 // # What the caller does
 //
 // The caller owns the side effects: it reports [Result.Conditions] on the
