@@ -37,7 +37,7 @@ type Admission struct {
 //   - a critical pod ([ranking.IsCritical]: static, mirror, or priority at
 //     least system-cluster-critical) is always admitted;
 //   - under memory pressure alone a pod is admitted unless it is BestEffort
-//     ([ranking.Options.QOSClass]) and has no toleration of the
+//     ([ranking.QOSClass]) and has no toleration of the
 //     node.kubernetes.io/memory-pressure:NoSchedule taint;
 //   - under any other condition, or memory pressure with another one (a
 //     repeated condition counts as another), every other pod is rejected.
@@ -56,7 +56,7 @@ func Admit(conditions []v1.NodeConditionType, pod *v1.Pod, opts ranking.Options)
 		return Admission{Admit: true}
 	}
 	if len(conditions) == 1 && conditions[0] == v1.NodeMemoryPressure {
-		if opts.QOSClass(pod) != v1.PodQOSBestEffort {
+		if ranking.QOSClass(pod, opts) != v1.PodQOSBestEffort {
 			return Admission{Admit: true}
 		}
 		if pod != nil && tolerations.AnyTolerates(pod.Spec.Tolerations, &memoryPressureTaint, tolerations.Options{}) {

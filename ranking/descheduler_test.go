@@ -20,7 +20,7 @@ func TestByPriorityThenQoSSpec(t *testing.T) {
 		mkPod("E", priority(0), containers(g())),
 	}
 	for _, in := range [][]*v1.Pod{pods, shuffled(pods...)} {
-		ByPriorityThenQoS(in)
+		ByPriorityThenQoS(in, Options{})
 		mustEqualNames(t, []string{"A", "B", "D", "C", "E"}, in)
 	}
 
@@ -29,7 +29,7 @@ func TestByPriorityThenQoSSpec(t *testing.T) {
 		stored.Status.QOSClass = v1.PodQOSGuaranteed
 		in := []*v1.Pod{mkPod("neg", priority(-100), containers(g())), stored, mkPod("nil", containers(g())),
 			mkPod("neg-be", priority(-100), containers(e()))}
-		ByPriorityThenQoS(in)
+		ByPriorityThenQoS(in, Options{})
 		require.Equal(t, []string{"nil", "neg-be", "neg", "stored"}, names(in))
 	})
 }

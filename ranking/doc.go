@@ -28,21 +28,26 @@
 //     pods sharing namespace, name and UID), and ranking a ranked list changes nothing.
 //   - Quantities are compared exactly, as upstream's Quantity arithmetic does: fractional
 //     and exa-scale requests and sums beyond int64 order correctly.
-//   - Nothing modifies a pod. [ForMemory], [ForDisk], [ForDiskLayout], [ForPIDs],
-//     [ForSignal] and [ByPriorityThenQoS] reorder only the slice they are given.
+//   - Nothing modifies a pod. [ForMemory], [ForDisk], [ForPIDs], [ForSignal] and
+//     [ByPriorityThenQoS] reorder only the slice they are given.
 //   - No package-level state, no feature-gate registry: gates that change answers are fields of
-//     [Options], whose zero value is v1.37.2's default. Package-level functions use it.
+//     [Options], whose zero value is v1.37.2's default; every function a gate affects takes
+//     it as its last argument (one form per operation).
+//   - One vocabulary with package thresholds: signals are [thresholds.Signal], the
+//     signal → resource and signal → filesystem tables are [thresholds.Signal.Resource] and
+//     [thresholds.Signal.Filesystem], the disk layout is [thresholds.Layout], and eviction
+//     messages read [thresholds.Threshold] and [thresholds.Observations] as the kubelet does.
 //   - Nothing panics on bad input: nil pods, a nil [UsageFunc] and unknown signals are
-//     handled (an unknown signal is an error wrapping [ErrUnknownSignal]).
+//     handled (an unknown signal is an error wrapping [thresholds.ErrUnsupportedSignal]).
 //
 // # Ranking
 //
 // [ForMemory] (memory.available, allocatableMemory.available) puts pods without stats first,
 // then pods whose working set exceeds their memory [Request], then lower [Priority], then
-// larger usage above request. [ForDisk] and [ForDiskLayout] (nodefs, imagefs, containerfs;
+// larger usage above request. [ForDisk] (nodefs, imagefs, containerfs;
 // .available and .inodesFree) do the same with disk usage; [ForPIDs] (pid.available) orders
 // by priority, then pods without stats, then more processes. [ForSignal] picks the ranking
-// from a signal name. The first pod that is [Evictable] is the one the kubelet evicts
+// from a [thresholds.Signal]. The first pod that is [Evictable] is the one the kubelet evicts
 // ([Victim]); it evicts at most one per cycle.
 //
 // Each call computes every pod's request and usage once and sorts compact keys, so a ranking
@@ -80,11 +85,11 @@
 //
 // # Disk layouts
 //
-// Which usage a disk ranking adds up depends on the node's filesystems ([Layout]) and on the
-// filesystem under pressure ([Filesystem]); [DiskSources] has the table. [ForDisk] is the
-// layout without a dedicated image filesystem, where every filesystem ranks alike; use
-// [ForDiskLayout] or [ForSignal] for the others. The resource picks bytes
-// (ephemeral-storage, for *.available) or inodes ([ResourceInodes], for *.inodesFree). For
+// Which usage a disk ranking adds up depends on the node's filesystems ([thresholds.Layout])
+// and on the filesystem under pressure ([thresholds.Filesystem]); [DiskSources] has the
+// table. On the zero layout (one filesystem) every filesystem ranks alike. The resource picks
+// bytes (ephemeral-storage, for *.available) or inodes ([thresholds.ResourceInodes], for
+// *.inodesFree). For
 // inodes upstream compares usage with a request for "inodes", which valid pods cannot set,
 // and subtracts the ephemeral-storage request in bytes from the inode count; both quirks are
 // reproduced.
@@ -128,6 +133,5 @@
 //   - Options added: [Options] carries gates PodLevelResources,
 //     PodLevelResourcesFixKubeletQOSClass, PodLevelResourcesFixDefaulting and
 //     InPlacePodVerticalScalingMemoryBackedVolumes instead of a global registry;
-//     [EvictionMessage] takes resolved thresholds ([ThresholdMet]) instead of threshold and
-//     observation maps; local-storage checks return messages instead of killing pods.
+//     local-storage checks return messages instead of killing pods.
 package ranking

@@ -37,7 +37,7 @@ func OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64) 
 // eviction:
 //
 //   - a node-critical pod ([IsCritical] with priority class system-node-critical) and a
-//     Guaranteed pod ([Options.QOSClass]): [GuaranteedOOMScoreAdj] (-997);
+//     Guaranteed pod ([QOSClass]): [GuaranteedOOMScoreAdj] (-997);
 //   - a BestEffort pod: [BestEffortOOMScoreAdj] (1000);
 //   - a Burstable pod: 1000 - 1000*request/memoryCapacity in integer arithmetic, from the
 //     container's memory request as API defaulting leaves it (a limit stands in for a missing
@@ -66,7 +66,7 @@ func (o Options) OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapa
 	if IsCritical(pod) && pod.Spec.PriorityClassName == NodeCriticalPriorityClass {
 		return GuaranteedOOMScoreAdj
 	}
-	switch o.QOSClass(pod) {
+	switch QOSClass(pod, o) {
 	case v1.PodQOSGuaranteed:
 		return GuaranteedOOMScoreAdj
 	case v1.PodQOSBestEffort:

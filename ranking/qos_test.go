@@ -79,17 +79,17 @@ func TestQOSClassSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pod.DeepCopy()
-			assert.Equal(t, tc.compute, tc.opts.ComputeQOSClass(tc.pod), "ComputeQOSClass")
-			assert.Equal(t, tc.want, tc.opts.QOSClass(tc.pod), "QOSClass")
+			assert.Equal(t, tc.compute, ComputeQOSClass(tc.pod, tc.opts), "ComputeQOSClass")
+			assert.Equal(t, tc.want, QOSClass(tc.pod, tc.opts), "QOSClass")
 			require.Equal(t, before, tc.pod, "pod modified")
 			if tc.pod.Status.QOSClass == "" {
 				// QOSClass is ComputeQOSClass after defaulting.
-				assert.Equal(t, tc.want, tc.opts.ComputeQOSClass(tc.opts.DefaultedRequests(tc.pod)), "ComputeQOSClass(DefaultedRequests)")
+				assert.Equal(t, tc.want, ComputeQOSClass(DefaultedRequests(tc.pod, tc.opts), tc.opts), "ComputeQOSClass(DefaultedRequests)")
 			}
 		})
 	}
-	assert.Equal(t, be, QOSClass(nil))
-	assert.Equal(t, be, ComputeQOSClass(nil))
+	assert.Equal(t, be, QOSClass(nil, Options{}))
+	assert.Equal(t, be, ComputeQOSClass(nil, Options{}))
 }
 
 // TestDefaultedRequests checks the container- and pod-level defaulting rules of spec 1.2.
@@ -155,18 +155,18 @@ func TestDefaultedRequests(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pod.DeepCopy()
-			got := tc.opts.DefaultedRequests(tc.pod)
+			got := DefaultedRequests(tc.pod, tc.opts)
 			require.Equal(t, before, tc.pod, "input modified")
 			assertList(t, tc.wantCtrReq, got.Spec.Containers[0].Resources.Requests, "container requests")
 			if got.Spec.Resources != nil {
 				assertList(t, tc.wantPodReq, got.Spec.Resources.Requests, "pod requests")
 				assertList(t, tc.wantPodLimit, got.Spec.Resources.Limits, "pod limits")
 			}
-			again := tc.opts.DefaultedRequests(got)
+			again := DefaultedRequests(got, tc.opts)
 			require.Equal(t, got, again, "not idempotent")
 		})
 	}
-	assert.Nil(t, DefaultedRequests(nil))
+	assert.Nil(t, DefaultedRequests(nil, Options{}))
 }
 
 // assertList compares resource lists by value (1Gi equals 1073741824).

@@ -4,6 +4,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // Usage is what the kubelet's summary API reports about one pod, reduced to the figures that
@@ -109,21 +111,21 @@ func (f FSUsage) pick(res v1.ResourceName) (uint64, bool) {
 	switch res {
 	case v1.ResourceEphemeralStorage:
 		return f.UsedBytes, true
-	case ResourceInodes:
+	case thresholds.ResourceInodes:
 		return f.InodesUsed, true
 	default:
 		return 0, false
 	}
 }
 
-// DiskUsage returns what pod uses of res (ephemeral-storage bytes or [ResourceInodes]) on the
+// DiskUsage returns what pod uses of res (ephemeral-storage bytes or [thresholds.ResourceInodes]) on the
 // given sources, as the kubelet's disk ranking measures it (upstream: podDiskUsage): the root
 // and log figures of every container listed in u, plus, for each local volume of the pod spec
 // in spec order, the first volume entry of that name. Each figure is converted to int64 as
 // upstream does before an exact sum. Any other res reads zero.
 func DiskUsage(pod *v1.Pod, u Usage, src Sources, res v1.ResourceName) resource.Quantity {
 	sum := resource.Quantity{Format: resource.BinarySI}
-	if res == ResourceInodes {
+	if res == thresholds.ResourceInodes {
 		sum.Format = resource.DecimalSI
 	}
 	add := func(f FSUsage) {

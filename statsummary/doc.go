@@ -6,7 +6,7 @@
 //
 //	s, err := statsummary.Decode(data)                    // one pass over the JSON
 //	obs := thresholds.MakeObservations(s.Node, thresholds.Linux) // node signals
-//	ranking.ForMemory(pods, s.Usage)                       // API pods joined to their stats
+//	ranking.ForMemory(pods, s.Usage, ranking.Options{})   // API pods joined to their stats
 //	victim, ok := ranking.Victim(pods)
 //
 // It mirrors the schema of k8s.io/kubelet pkg/apis/stats/v1alpha1 (Summary,

@@ -39,7 +39,7 @@ func ExampleDecode() {
 		Namespace: "kube-system", Name: "kube-proxy-5vq7d", UID: "3685156b-89c8-0c4d-e936-7ed92aa3300b",
 	}}
 	pods := []*v1.Pod{proxy, etcd}
-	ranking.ForMemory(pods, s.Usage)
+	ranking.ForMemory(pods, s.Usage, ranking.Options{})
 	for _, p := range pods {
 		u, _ := s.Usage(p)
 		fmt.Printf("%s: working set %d MiB, evictable %v\n", p.Name, u.MemoryWorkingSet>>20, ranking.Evictable(p))

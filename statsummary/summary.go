@@ -71,7 +71,7 @@ func KubeletUID(pod *v1.Pod) types.UID {
 //
 // The method value s.Usage is a [ranking.UsageFunc]:
 //
-//	ranking.ForMemory(pods, s.Usage)
+//	ranking.ForMemory(pods, s.Usage, ranking.Options{})
 //
 // With a Summary made by [Decode] a call is one map lookup.
 func (s *Summary) Usage(pod *v1.Pod) (ranking.Usage, bool) {

@@ -96,7 +96,7 @@ func TestUsageFuncRanks(t *testing.T) {
 	}
 	assert.Equal(t, 4, lost, "a join by UID alone loses the static pods")
 
-	ranking.ForMemory(pods, s.Usage)
+	ranking.ForMemory(pods, s.Usage, ranking.Options{})
 	// No pod requests memory or has a priority, so the largest working set
 	// ranks first: kube-apiserver, then etcd, kube-controller-manager and
 	// kube-scheduler, all static, which the kubelet does not evict; the

@@ -1,8 +1,8 @@
 package thresholds
 
 import (
-	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +45,7 @@ func TestWithContainerFs(t *testing.T) {
 		in        []Threshold
 		layout    Layout
 		want      []Threshold
-		overrides int // number of joined ErrContainerFsOverride errors
+		overrides int // number of warnings, each wrapping ErrContainerFsOverride
 	}{
 		{
 			name:   "case17 single filesystem copies nodefs",
@@ -128,30 +128,28 @@ func TestWithContainerFs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := describeAll(tc.in)
-			got, err := WithContainerFs(tc.in, tc.layout)
+			got, warnings, err := WithContainerFs(tc.in, tc.layout)
+			require.NoError(t, err)
 			assertThresholds(t, tc.want, got)
 			assert.Equal(t, before, describeAll(tc.in), "input must not change")
-			if tc.overrides == 0 {
-				require.NoError(t, err)
-				return
+			assert.Len(t, warnings, tc.overrides)
+			for _, w := range warnings {
+				require.ErrorIs(t, w, ErrContainerFsOverride)
+				assert.True(t, strings.HasPrefix(w.Error(), "thresholds: "), "warning %q has the package prefix", w)
 			}
-			require.ErrorIs(t, err, ErrContainerFsOverride)
-			var joined interface{ Unwrap() []error }
-			require.True(t, errors.As(err, &joined))
-			assert.Len(t, joined.Unwrap(), tc.overrides)
 		})
 	}
 }
 
 func TestWithContainerFsSplitDisabled(t *testing.T) {
 	// case34: a split layout with KubeletSeparateDiskGC off is fatal.
-	got, err := WithContainerFs(nil, Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true})
+	got, warnings, err := WithContainerFs(nil, Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true})
 	require.ErrorIs(t, err, ErrSplitFsDisabled)
 	assert.Nil(t, got)
-	assert.Contains(t, err.Error(), "KubeletSeparateDiskGC is turned off but we still have a split filesystem")
+	assert.Nil(t, warnings)
 
 	imageFs := Threshold{Signal: ImageFsAvailable, Value: pv(0.15)}
-	got, err = WithContainerFs([]Threshold{imageFs}, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
+	got, _, err = WithContainerFs([]Threshold{imageFs}, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
 	require.NoError(t, err, "the gate only matters for split layouts")
 	assertThresholds(t, []Threshold{imageFs, {Signal: ContainerFsAvailable, Value: pv(0.15)}}, got)
 }

@@ -238,7 +238,7 @@ func TestEvaluatorNodeReclaim(t *testing.T) {
 		MinimumReclaim: map[string]string{"nodefs.available": "500Mi"},
 	})
 	require.NoError(t, err)
-	ts, err = WithContainerFs(ts, Layout{})
+	ts, _, err = WithContainerFs(ts, Layout{})
 	require.NoError(t, err)
 	e, err := NewEvaluator(ts, Options{})
 	require.NoError(t, err)

@@ -85,7 +85,7 @@ func run(out io.Writer) error {
 	fmt.Fprintln(w, "pods:")
 	for _, p := range n.pods {
 		fmt.Fprintf(w, "  %-28s %-10s priority %-10d terminationGracePeriodSeconds %d\n",
-			p.Namespace+"/"+p.Name, ranking.QOSClass(p), ranking.Priority(p), *p.Spec.TerminationGracePeriodSeconds)
+			p.Namespace+"/"+p.Name, ranking.QOSClass(p, ranking.Options{}), ranking.Priority(p), *p.Spec.TerminationGracePeriodSeconds)
 	}
 	fmt.Fprintln(w)
 

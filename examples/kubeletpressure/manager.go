@@ -66,7 +66,7 @@ func (m *manager) synchronize(now time.Time) {
 	usage := m.node.usage(now)
 	// The ranking depends on the signal: memory, disk (by filesystem layout)
 	// or PIDs.
-	if err := ranking.ForSignal(pods, usage, string(r.Signal), ranking.Layout{}); err != nil {
+	if err := ranking.ForSignal(pods, usage, r.Signal, thresholds.Layout{}, ranking.Options{}); err != nil {
 		fmt.Fprintf(m.w, "          cannot rank: %v\n", err)
 		return
 	}
@@ -86,7 +86,7 @@ func (m *manager) synchronize(now time.Time) {
 		fmt.Fprintln(m.w, "          no pod can be evicted")
 		return
 	}
-	msg, _ := ranking.EvictionMessage(r.Resource, victim, usage, thresholdsMet(r.Fresh, obs))
+	msg, _ := ranking.EvictionMessage(r.Resource, victim, usage, thresholds.ByEvictionPriority(r.Fresh), obs, ranking.Options{})
 	fmt.Fprintf(m.w, "          evict %s/%s, grace period %ds%s\n", victim.Namespace, victim.Name, r.GracePeriodOverride(victim), m.graceNote(r, victim))
 	fmt.Fprintf(m.w, "          message %q\n", msg)
 	st := ranking.EvictedStatus(victim, msg, now)
@@ -144,20 +144,6 @@ func (m *manager) graceNote(r thresholds.Result, p *v1.Pod) string {
 		return fmt.Sprintf(" (the pod asks %ds, capped by --eviction-max-pod-grace-period)", *s)
 	}
 	return " (the pod's own terminationGracePeriodSeconds)"
-}
-
-// thresholdsMet resolves the thresholds that drove this cycle for the
-// eviction message, in the kubelet's order (eviction priority).
-func thresholdsMet(fresh []thresholds.Threshold, obs thresholds.Observations) []ranking.ThresholdMet {
-	var out []ranking.ThresholdMet
-	for _, t := range thresholds.ByEvictionPriority(fresh) {
-		o, ok := obs[t.Signal]
-		if !ok || o.Available == nil {
-			continue
-		}
-		out = append(out, ranking.ThresholdMet{Signal: string(t.Signal), Quantity: t.Value.Resolve(o.Capacity), Available: *o.Available})
-	}
-	return out
 }
 
 func whyCritical(p *v1.Pod) string {

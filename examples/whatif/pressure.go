@@ -192,7 +192,7 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		}
 		return requestUsage(p), true
 	}
-	if err := ranking.ForSignal(pods, usageOf, string(r.signal), ranking.Layout{}); err != nil {
+	if err := ranking.ForSignal(pods, usageOf, r.signal, thresholds.Layout{}, ranking.Options{}); err != nil {
 		return nil, badInput("--signal %s: %v", r.signal, err)
 	}
 
@@ -207,7 +207,7 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		u, _ := usageOf(p)
 		_, fromFile := given[podKey(p)]
 		row := pressureRow{
-			pod: p, qos: ranking.QOSClass(p), priority: ranking.Priority(p),
+			pod: p, qos: ranking.QOSClass(p, ranking.Options{}), priority: ranking.Priority(p),
 			request: ranking.Request(p, r.requestResource()), usage: usageFigure(u, r.resource),
 			fromRequests: !fromFile, evictable: ranking.Evictable(p),
 		}
@@ -226,9 +226,8 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		r.rows = append(r.rows, row)
 	}
 	if victim, ok := ranking.Victim(pods); ok && !r.hypothetic {
-		q := r.res.Threshold.Value.Resolve(o.Capacity)
 		r.message, _ = ranking.EvictionMessage(r.resource, victim, usageOf,
-			[]ranking.ThresholdMet{{Signal: string(r.signal), Quantity: q, Available: o.Available.DeepCopy()}})
+			[]thresholds.Threshold{r.res.Threshold}, obs, ranking.Options{})
 	}
 	if actions := thresholds.NodeReclaimActions(r.signal, thresholds.Layout{}); len(actions) > 0 && !r.hypothetic {
 		names := make([]string, len(actions))
