@@ -37,13 +37,13 @@ func TestOOMScoreAdjust(t *testing.T) {
 			defaulted := apiDefaulted(t, pod)
 			for i := range pod.Spec.InitContainers {
 				want := qos.GetContainerOOMScoreAdjust(defaulted, &defaulted.Spec.InitContainers[i], capacity)
-				if got := opts.OOMScoreAdjust(pod, &pod.Spec.InitContainers[i], capacity); got != want {
+				if got := ranking.OOMScoreAdjust(pod, &pod.Spec.InitContainers[i], capacity, opts); got != want {
 					t.Fatalf("OOMScoreAdjust(%s, init %d, %d): upstream %d, evictkit %d (defaulted: %s)", show(pod), i, capacity, want, got, show(defaulted.Spec))
 				}
 			}
 			for i := range pod.Spec.Containers {
 				want := qos.GetContainerOOMScoreAdjust(defaulted, &defaulted.Spec.Containers[i], capacity)
-				if got := opts.OOMScoreAdjust(pod, &pod.Spec.Containers[i], capacity); got != want {
+				if got := ranking.OOMScoreAdjust(pod, &pod.Spec.Containers[i], capacity, opts); got != want {
 					t.Fatalf("OOMScoreAdjust(%s, container %d, %d): upstream %d, evictkit %d (defaulted: %s)", show(pod), i, capacity, want, got, show(defaulted.Spec))
 				}
 			}

@@ -247,7 +247,7 @@ func checkSummary(t tester, data []byte, specs func(ref statsapi.PodReference) *
 		pod := specs(p.PodRef)
 		for _, set := range diskSourceSets {
 			want, _ := eviction.PodDiskUsage(p, pod, set.up)
-			for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, ranking.ResourceInodes} {
+			for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, thresholds.ResourceInodes} {
 				w, g := want[res], ranking.DiskUsage(pod, got.Usage, set.ours, res)
 				if w.Cmp(g) != 0 {
 					t.Fatalf("pods[%d] disk usage %s of %v: upstream %s, evictkit %s", i, res, set.up, w.String(), g.String())
