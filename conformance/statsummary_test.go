@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -339,5 +340,35 @@ func TestStatsSummaryTestdata(t *testing.T) {
 				return pod
 			})
 		})
+	}
+}
+
+// TestStatsSummaryExceptions asserts the library's answer beside
+// encoding/json's where the two differ on purpose.
+func TestStatsSummaryExceptions(t *testing.T) {
+	for _, tc := range []struct{ name, in string }{
+		// maxpid and curproc are int64 upstream; the kernel never reports a
+		// negative one, and the library rejects it like every negative count.
+		{"negative maxpid", `{"node":{"rlimit":{"maxpid":-1,"curproc":5}}}`},
+		{"negative curproc", `{"node":{"rlimit":{"maxpid":10,"curproc":-5}}}`},
+	} {
+		var up statsapi.Summary
+		if err := json.Unmarshal([]byte(tc.in), &up); err != nil {
+			t.Fatalf("%s: encoding/json no longer accepts it: %v", tc.name, err)
+		}
+		if _, err := statsummary.Decode([]byte(tc.in)); !errors.Is(err, statsummary.ErrNegative) {
+			t.Fatalf("%s: evictkit %v, want ErrNegative", tc.name, err)
+		}
+	}
+	// Field names: encoding/json matches them in any case, the library
+	// exactly as the kubelet writes them.
+	in := `{"pods":[{"Memory":{"WorkingSetBytes":5}}]}`
+	var up statsapi.Summary
+	if err := json.Unmarshal([]byte(in), &up); err != nil || up.Pods[0].Memory == nil || *up.Pods[0].Memory.WorkingSetBytes != 5 {
+		t.Fatalf("encoding/json no longer folds case: %v %s", err, show(up))
+	}
+	s, err := statsummary.Decode([]byte(in))
+	if err != nil || s.Pods[0].Usage.MemoryWorkingSet != 0 {
+		t.Fatalf("evictkit: %v %s", err, show(s))
 	}
 }

@@ -114,7 +114,7 @@ func TestOOMScoreAdjustSidecarWithoutRegularContainers(t *testing.T) {
 
 func TestBurstableScoreBeyondInt64(t *testing.T) {
 	// 1000 * 2^60 overflows int64; upstream's product wraps, the library's is exact.
-	assert.Equal(t, int64(1000-1000), burstableScore(1<<60, 1<<60))
+	assert.Equal(t, int64(0), burstableScore(1<<60, 1<<60))
 	assert.Equal(t, int64(1000-500), burstableScore(1<<60, 1<<61))
 	assert.Equal(t, int64(1000-(math.MaxInt64-1000)), burstableScore(math.MaxInt64, 1))
 	assert.Equal(t, int64(1000+(math.MaxInt64-1000)), burstableScore(math.MinInt64, 1))
