@@ -202,6 +202,13 @@ func (m *Manager) Conditions() []v1.NodeConditionType {
 	return m.eval.Conditions()
 }
 
+// State returns a copy of the threshold pipeline's memory between cycles:
+// when each met threshold was first observed, when each node condition was
+// last seen, and the last cycle's observations.
+func (m *Manager) State() thresholds.State {
+	return m.eval.State()
+}
+
 // Thresholds returns a copy of the thresholds the manager evaluates: the
 // configured ones with the containerfs thresholds derived for the layout.
 func (m *Manager) Thresholds() []thresholds.Threshold {
