@@ -529,8 +529,8 @@ type pressureDoc struct {
 			Container   string `json:"container"`
 			OOMScoreAdj int    `json:"oomScoreAdj"`
 		} `json:"oomScoreAdj"`
-		Enough            bool   `json:"enough"`
-		Needed            bool   `json:"needed"`
+		Enough bool `json:"enough"`
+		Needed bool `json:"needed"`
 	} `json:"pods"`
 	Message string `json:"message"`
 }
