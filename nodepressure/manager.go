@@ -1,8 +1,8 @@
 package nodepressure
 
 import (
-	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -81,14 +81,14 @@ type Manager struct {
 func NewManager(cfg Config) (*Manager, error) {
 	ts, warnings, err := thresholds.WithContainerFs(cfg.Thresholds, cfg.Layout)
 	if err != nil {
-		return nil, fmt.Errorf("nodepressure: %w", err)
+		return nil, configError{"Layout", err}
 	}
 	eval, err := thresholds.NewEvaluator(ts, thresholds.Options{
 		PressureTransitionPeriod: cfg.PressureTransitionPeriod,
 		MaxPodGracePeriodSeconds: cfg.MaxPodGracePeriodSeconds,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("nodepressure: %w", err)
+		return nil, configError{"Thresholds", err}
 	}
 	c := cfg.Clock
 	if c == nil {
@@ -104,6 +104,20 @@ func NewManager(cfg Config) (*Manager, error) {
 		warnings:     warnings,
 	}, nil
 }
+
+// configError is an error of package thresholds about one field of a
+// [Config]: it reads "nodepressure: Config.<field>: <what thresholds said>"
+// and unwraps to the thresholds error, so errors.Is finds its sentinel.
+type configError struct {
+	field string
+	err   error
+}
+
+func (e configError) Error() string {
+	return "nodepressure: Config." + e.field + ": " + strings.TrimPrefix(e.err.Error(), "thresholds: ")
+}
+
+func (e configError) Unwrap() error { return e.err }
 
 // Synchronize runs one cycle of the kubelet's eviction manager at the time of
 // the manager's clock, on the stats read this cycle and the pods running on
@@ -200,6 +214,13 @@ func (m *Manager) ReclaimSatisfied(after thresholds.Summary) bool {
 // pressure reads them.
 func (m *Manager) Conditions() []v1.NodeConditionType {
 	return m.eval.Conditions()
+}
+
+// State returns a copy of the threshold pipeline's memory between cycles:
+// when each met threshold was first observed, when each node condition was
+// last seen, and the last cycle's observations.
+func (m *Manager) State() thresholds.State {
+	return m.eval.State()
 }
 
 // Thresholds returns a copy of the thresholds the manager evaluates: the

@@ -7,7 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestByPriorityThenQoSSpec covers spec case 41 (section 10).
+// TestByPriorityThenQoSSpec covers the descheduler order: no priority first, then lower
+// priority, then BestEffort, Burstable, Guaranteed.
 func TestByPriorityThenQoSSpec(t *testing.T) {
 	g := func() v1.Container { return guaranteed("c") }
 	b := func() v1.Container { return ctr("c", rl("cpu", "1"), nil) }

@@ -1,6 +1,11 @@
 package ranking
 
-import "github.com/evictkit/eviction/thresholds"
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/thresholds"
+)
 
 // Sources is a set of usage sources a disk ranking adds up (upstream: fsStatsType).
 type Sources uint8
@@ -45,4 +50,57 @@ func DiskSources(fs thresholds.Filesystem, layout thresholds.Layout) Sources {
 		}
 		return SourceLogs | SourceLocalVolumes | SourceRoot
 	}
+}
+
+// pick returns the bytes or the inodes of f, as res asks; any other resource reads zero, as
+// upstream's per-pod disk usage only knows those two.
+func (f FSUsage) pick(res v1.ResourceName) (uint64, bool) {
+	switch res {
+	case v1.ResourceEphemeralStorage:
+		return f.UsedBytes, true
+	case thresholds.ResourceInodes:
+		return f.InodesUsed, true
+	default:
+		return 0, false
+	}
+}
+
+// DiskUsage returns what pod uses of res (ephemeral-storage bytes or [thresholds.ResourceInodes]) on the
+// given sources, as the kubelet's disk ranking measures it (upstream: podDiskUsage): the root
+// and log figures of every container listed in u, plus, for each local volume of the pod spec
+// in spec order, the first volume entry of that name. Each figure is converted to int64 as
+// upstream does before an exact sum. Any other res reads zero.
+func DiskUsage(pod *v1.Pod, u Usage, src Sources, res v1.ResourceName) resource.Quantity {
+	sum := resource.Quantity{Format: resource.BinarySI}
+	if res == thresholds.ResourceInodes {
+		sum.Format = resource.DecimalSI
+	}
+	add := func(f FSUsage) {
+		if v, ok := f.pick(res); ok && v != 0 {
+			sum.Add(quantityOf(v))
+		}
+	}
+	for i := range u.Containers {
+		if src.Has(SourceRoot) {
+			add(u.Containers[i].Rootfs)
+		}
+		if src.Has(SourceLogs) {
+			add(u.Containers[i].Logs)
+		}
+	}
+	if src.Has(SourceLocalVolumes) && pod != nil {
+		for i := range pod.Spec.Volumes {
+			v := &pod.Spec.Volumes[i]
+			if !IsLocalVolume(v) {
+				continue
+			}
+			for j := range u.Volumes {
+				if u.Volumes[j].Name == v.Name {
+					add(u.Volumes[j].FSUsage)
+					break
+				}
+			}
+		}
+	}
+	return sum
 }

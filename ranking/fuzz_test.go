@@ -46,7 +46,7 @@ func FuzzForSignal(f *testing.F) {
 // FuzzMemoryOrder parses two memory requests and ranks two pods with the given working sets;
 // the order must be the one upstream's comparators (exact Quantity arithmetic, evaluated per
 // comparison) allow. This exercises the fast int64 path and the exact fallback of the sort
-// keys. Seeds: the quantities of TestExactQuantities and the spec cases.
+// keys. Seeds: the quantities of TestExactQuantities and of the ranking table tests.
 func FuzzMemoryOrder(f *testing.F) {
 	seeds := []struct {
 		a, b   string

@@ -10,7 +10,8 @@ import (
 	"github.com/evictkit/eviction/thresholds"
 )
 
-// TestLocalStorageSpec covers spec cases 38–40 (section 9).
+// TestLocalStorageSpec covers the emptyDir sizeLimit, container and pod ephemeral-storage
+// limit checks.
 func TestLocalStorageSpec(t *testing.T) {
 	es := func(s string) v1.ResourceList { return rl("ephemeral-storage", s) }
 	vol := func(name string, used uint64) Usage {
@@ -28,33 +29,33 @@ func TestLocalStorageSpec(t *testing.T) {
 		opts   Options
 		want   string // "" = no violation
 	}{
-		{"38 emptyDir over its limit", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{},
+		{"emptyDir over its limit", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{},
 			`Usage of EmptyDir volume "scratch" exceeds the limit "1Gi". `},
-		{"38 emptyDir within its limit", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("scratch", mib(500)), thresholds.Layout{}, Options{}, ""},
-		{"38 memory emptyDir, gate off: checked", mkPod("p", volumes(emptyDirVol("ram", v1.StorageMediumMemory, "1Gi"))), vol("ram", mib(2048)), thresholds.Layout{}, Options{},
+		{"emptyDir within its limit", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("scratch", mib(500)), thresholds.Layout{}, Options{}, ""},
+		{"memory emptyDir, gate off: checked", mkPod("p", volumes(emptyDirVol("ram", v1.StorageMediumMemory, "1Gi"))), vol("ram", mib(2048)), thresholds.Layout{}, Options{},
 			`Usage of EmptyDir volume "ram" exceeds the limit "1Gi". `},
-		{"38 memory emptyDir, gate on: skipped", mkPod("p", volumes(emptyDirVol("ram", v1.StorageMediumMemory, "1Gi"))), vol("ram", mib(2048)), thresholds.Layout{},
+		{"memory emptyDir, gate on: skipped", mkPod("p", volumes(emptyDirVol("ram", v1.StorageMediumMemory, "1Gi"))), vol("ram", mib(2048)), thresholds.Layout{},
 			Options{InPlacePodVerticalScalingMemoryBackedVolumes: true}, ""},
-		{"38 sizeLimit 0", mkPod("p", volumes(emptyDirVol("scratch", "", "0"))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{}, ""},
-		{"38 no sizeLimit", mkPod("p", volumes(emptyDirVol("scratch", "", ""))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{}, ""},
-		{"38 no stats for the volume", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("other", mib(2048)), thresholds.Layout{}, Options{}, ""},
-		{"38 last stats entry of a name wins", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))),
+		{"sizeLimit 0", mkPod("p", volumes(emptyDirVol("scratch", "", "0"))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{}, ""},
+		{"no sizeLimit", mkPod("p", volumes(emptyDirVol("scratch", "", ""))), vol("scratch", mib(2048)), thresholds.Layout{}, Options{}, ""},
+		{"no stats for the volume", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))), vol("other", mib(2048)), thresholds.Layout{}, Options{}, ""},
+		{"last stats entry of a name wins", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi"))),
 			Usage{Volumes: []VolumeUsage{{Name: "scratch", FSUsage: FSUsage{UsedBytes: mib(4096)}}, {Name: "scratch", FSUsage: FSUsage{UsedBytes: 1}}}}, thresholds.Layout{}, Options{}, ""},
-		{"39 container rootfs over", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", mib(2048), 0), thresholds.Layout{}, Options{},
+		{"container rootfs over", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", mib(2048), 0), thresholds.Layout{}, Options{},
 			`Container c exceeded its local ephemeral storage limit "1Gi". `},
-		{"39 container logs over", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", 0, mib(2048)), thresholds.Layout{}, Options{},
+		{"container logs over", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", 0, mib(2048)), thresholds.Layout{}, Options{},
 			`Container c exceeded its local ephemeral storage limit "1Gi". `},
-		{"39 dedicated imagefs: rootfs not counted", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", mib(2048), 0), imagefs, Options{}, ""},
-		{"39 dedicated imagefs: logs counted", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", 0, mib(2048)), imagefs, Options{},
+		{"dedicated imagefs: rootfs not counted", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", mib(2048), 0), imagefs, Options{}, ""},
+		{"dedicated imagefs: logs counted", mkPod("p", containers(ctr("c", nil, es("1Gi")))), ctrUse("c", 0, mib(2048)), imagefs, Options{},
 			`Container c exceeded its local ephemeral storage limit "1Gi". `},
-		{"39 sidecar limit", mkPod("p", initContainers(sidecar("s", nil, es("10Mi"))), containers(ctr("c", nil, nil))), ctrUse("s", mib(50), mib(50)), thresholds.Layout{}, Options{},
+		{"sidecar limit", mkPod("p", initContainers(sidecar("s", nil, es("10Mi"))), containers(ctr("c", nil, nil))), ctrUse("s", mib(50), mib(50)), thresholds.Layout{}, Options{},
 			`Container s exceeded its local ephemeral storage limit "10Mi". `},
-		{"39 plain init container ignored", mkPod("p", initContainers(ctr("i", nil, es("10Mi"))), containers(ctr("c", nil, nil))), ctrUse("i", mib(50), mib(50)), thresholds.Layout{}, Options{}, ""},
-		{"40 pod limit", mkPod("p", containers(ctr("a", nil, es("400Mi")), ctr("b", nil, es("400Mi")))), Usage{EphemeralStorage: mib(1600)}, thresholds.Layout{}, Options{},
+		{"plain init container ignored", mkPod("p", initContainers(ctr("i", nil, es("10Mi"))), containers(ctr("c", nil, nil))), ctrUse("i", mib(50), mib(50)), thresholds.Layout{}, Options{}, ""},
+		{"pod limit", mkPod("p", containers(ctr("a", nil, es("400Mi")), ctr("b", nil, es("400Mi")))), Usage{EphemeralStorage: mib(1600)}, thresholds.Layout{}, Options{},
 			"Pod ephemeral local storage usage exceeds the total limit of containers 800Mi. "},
-		{"40 explicit zero limit: any usage", mkPod("p", containers(ctr("a", nil, es("0")), ctr("b", nil, nil))), Usage{EphemeralStorage: 1}, thresholds.Layout{}, Options{},
+		{"explicit zero limit: any usage", mkPod("p", containers(ctr("a", nil, es("0")), ctr("b", nil, nil))), Usage{EphemeralStorage: 1}, thresholds.Layout{}, Options{},
 			"Pod ephemeral local storage usage exceeds the total limit of containers 0. "},
-		{"40 no limit at all", mkPod("p", containers(ctr("a", nil, nil))), Usage{EphemeralStorage: mib(1 << 20)}, thresholds.Layout{}, Options{}, ""},
+		{"no limit at all", mkPod("p", containers(ctr("a", nil, nil))), Usage{EphemeralStorage: mib(1 << 20)}, thresholds.Layout{}, Options{}, ""},
 		{"emptyDir checked before the pod limit", mkPod("p", volumes(emptyDirVol("scratch", "", "1Gi")), containers(ctr("a", nil, es("1Mi")))),
 			Usage{EphemeralStorage: mib(4096), Volumes: []VolumeUsage{{Name: "scratch", FSUsage: FSUsage{UsedBytes: mib(4096)}}}}, thresholds.Layout{}, Options{},
 			`Usage of EmptyDir volume "scratch" exceeds the limit "1Gi". `},

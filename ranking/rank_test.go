@@ -31,28 +31,29 @@ func shuffled(pods ...*v1.Pod) []*v1.Pod {
 	return out
 }
 
-// TestForMemorySpec covers spec cases 15 and 17–20 (sections 4–5).
+// TestForMemorySpec covers the memory ranking: exceeders first, then priority, then usage
+// above request, and a full ranking of the kubelet's own example.
 func TestForMemorySpec(t *testing.T) {
-	t.Run("15 exceeders first", func(t *testing.T) {
+	t.Run("exceeders first", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("A", "200Mi"), memPod("B", "100Mi")}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: mib(199)}, "B": {MemoryWorkingSet: mib(101)}})
 		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("15 exceeding beats priority", func(t *testing.T) {
+	t.Run("exceeding beats priority", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("A", "200Mi"), memPod("B", "100Mi", priority(1000))}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: mib(199)}, "B": {MemoryWorkingSet: mib(101)}})
 		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("17 priority, nil as 0", func(t *testing.T) {
+	t.Run("priority, nil as 0", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("high", "", priority(12534)), memPod("one", "", priority(1)), memPod("neg", "", priority(-134)),
 			memPod("nil", ""), memPod("zero", "", priority(0))}
 		usage := usageMap(map[string]Usage{"high": {}, "one": {}, "neg": {}, "nil": {}, "zero": {}})
 		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"neg", "nil", "zero", "one", "high"}, pods)
 	})
-	t.Run("18 usage minus request", func(t *testing.T) {
+	t.Run("usage minus request", func(t *testing.T) {
 		diffs := []int64{500, 300, 700, 200, -200, -800}
 		var pods []*v1.Pod
 		m := map[string]Usage{}
@@ -64,7 +65,7 @@ func TestForMemorySpec(t *testing.T) {
 		ForMemory(pods, usageMap(m), Options{})
 		mustEqualNames(t, []string{"3", "1", "2", "4", "5", "6"}, pods)
 	})
-	t.Run("19 full rank", func(t *testing.T) {
+	t.Run("full rank", func(t *testing.T) {
 		type row struct {
 			name string
 			prio int32
@@ -88,7 +89,7 @@ func TestForMemorySpec(t *testing.T) {
 		ForMemory(pods, usageMap(m), Options{})
 		mustEqualNames(t, want, pods)
 	})
-	t.Run("20 evict the low-priority best-effort pod", func(t *testing.T) {
+	t.Run("evict the low-priority best-effort pod", func(t *testing.T) {
 		g := mkPod("guaranteed", priority(-1), containers(ctr("c", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))))
 		b1 := mkPod("burstable-under", priority(0), containers(ctr("c", rl("memory", "100Mi"), nil)))
 		b2 := mkPod("burstable-over", priority(0), containers(ctr("c", rl("memory", "100Mi"), nil)))
@@ -108,15 +109,16 @@ func TestForMemorySpec(t *testing.T) {
 	})
 }
 
-// TestForDiskSpec covers spec cases 16 and 21–24.
+// TestForDiskSpec covers the disk ranking: exceeders first, usage over root, logs and local
+// volumes, inodes and the inode quirk.
 func TestForDiskSpec(t *testing.T) {
-	t.Run("16 ephemeral exceeders first", func(t *testing.T) {
+	t.Run("ephemeral exceeders first", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("A", "200Mi"), storagePod("B", "100Mi")}
 		usage := usageMap(map[string]Usage{"A": rootLogs(mib(100), mib(99)), "B": rootLogs(mib(90), mib(11))})
 		ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("21 usage minus request over root, logs and local volumes", func(t *testing.T) {
+	t.Run("usage minus request over root, logs and local volumes", func(t *testing.T) {
 		nets := []int64{300, 100, 250, 10, -25, -280}
 		var pods []*v1.Pod
 		m := map[string]Usage{}
@@ -132,7 +134,7 @@ func TestForDiskSpec(t *testing.T) {
 		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"1", "3", "2", "4", "5", "6"}, pods)
 	})
-	t.Run("22 full rank", func(t *testing.T) {
+	t.Run("full rank", func(t *testing.T) {
 		type row struct {
 			name string
 			prio int32
@@ -155,7 +157,7 @@ func TestForDiskSpec(t *testing.T) {
 		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"1", "2", "3", "4", "5", "6", "7", "8"}, pods)
 	})
-	t.Run("23 inodes", func(t *testing.T) {
+	t.Run("inodes", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("200000", ""), storagePod("300000", ""), storagePod("400000", "")}
 		inodes := func(n uint64) Usage {
 			return Usage{Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{InodesUsed: n / 2}, Logs: FSUsage{InodesUsed: n / 2}}}}
@@ -164,7 +166,7 @@ func TestForDiskSpec(t *testing.T) {
 		ForDisk(pods, usage, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"400000", "300000", "200000"}, pods)
 	})
-	t.Run("24 inode quirk: bytes of request subtracted from inodes", func(t *testing.T) {
+	t.Run("inode quirk: bytes of request subtracted from inodes", func(t *testing.T) {
 		// Upstream subtracts the ephemeral-storage request (bytes) from the inode count, so A
 		// (10 inodes − 1Gi) sorts after B (5 inodes); both "exceed" their zero inode request.
 		pods := []*v1.Pod{storagePod("A", "1Gi"), storagePod("B", "")}
@@ -186,7 +188,7 @@ func TestForDiskSpec(t *testing.T) {
 	})
 }
 
-// TestForPIDsSpec covers spec case 25.
+// TestForPIDsSpec covers the PID ranking: priority, then pods without stats, then processes.
 func TestForPIDsSpec(t *testing.T) {
 	t.Run("priority then processes", func(t *testing.T) {
 		pods := shuffled(mkPod("-1/20", priority(-1)), mkPod("-1/6", priority(-1)), mkPod("1/20", priority(1)), mkPod("1/5", priority(1)))
@@ -214,7 +216,7 @@ func TestForPIDsSpec(t *testing.T) {
 	})
 }
 
-// TestMissingStats covers spec case 26.
+// TestMissingStats covers pods without stats, which every ranking but PIDs puts first.
 func TestMissingStats(t *testing.T) {
 	t.Run("memory: missing first whatever the priority", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("hog", "", priority(-100)), memPod("missing", "1Gi", priority(100))}
@@ -262,7 +264,7 @@ func TestMissingStats(t *testing.T) {
 	})
 }
 
-// TestLayouts covers spec cases 27–28.
+// TestLayouts covers the disk rankings of a dedicated image filesystem, split or not.
 func TestLayouts(t *testing.T) {
 	imagefs := thresholds.Layout{DedicatedImageFs: true}
 	split := thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true}
@@ -272,10 +274,10 @@ func TestLayouts(t *testing.T) {
 		ForDisk(pods, usage, v1.ResourceEphemeralStorage, fs, layout, Options{})
 		return pods
 	}
-	t.Run("27 imagefs not split: nodefs sees logs", func(t *testing.T) {
+	t.Run("imagefs not split: nodefs sees logs", func(t *testing.T) {
 		mustEqualNames(t, []string{"B", "A"}, rank(imagefs, thresholds.NodeFs))
 	})
-	t.Run("27 imagefs not split: imagefs and containerfs see rootfs", func(t *testing.T) {
+	t.Run("imagefs not split: imagefs and containerfs see rootfs", func(t *testing.T) {
 		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, thresholds.ImageFs))
 		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, thresholds.ContainerFs))
 	})
@@ -285,7 +287,7 @@ func TestLayouts(t *testing.T) {
 	t.Run("split: containerfs sees rootfs and logs", func(t *testing.T) {
 		mustEqualNames(t, []string{"A", "B"}, rank(split, thresholds.ContainerFs))
 	})
-	t.Run("28 split: imagefs sees nothing, smallest request first", func(t *testing.T) {
+	t.Run("split: imagefs sees nothing, smallest request first", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("A", "1Gi"), storagePod("B", "")}
 		u := usageMap(map[string]Usage{"A": rootLogs(mib(900), mib(900)), "B": rootLogs(0, 0)})
 		ForDisk(pods, u, v1.ResourceEphemeralStorage, thresholds.ImageFs, split, Options{})
@@ -293,7 +295,7 @@ func TestLayouts(t *testing.T) {
 	})
 }
 
-// TestTies covers spec case 29. Upstream sorts with sort.Sort: for up to 12 pods that is an
+// TestTies covers pods that tie on every criterion. Upstream sorts with sort.Sort: for up to 12 pods that is an
 // insertion sort, which keeps tied pods in input order; for more the order of ties is
 // unspecified. The library breaks ties by namespace, name and UID (one of upstream's possible
 // outcomes, the same for any input order) and only then by input order.

@@ -48,13 +48,13 @@ func TestWithContainerFs(t *testing.T) {
 		overrides int // number of warnings, each wrapping ErrContainerFsOverride
 	}{
 		{
-			name:   "case17 single filesystem copies nodefs",
+			name:   "single filesystem copies nodefs",
 			in:     both,
 			layout: Layout{},
 			want:   slices.Concat(both, fromNodeFs),
 		},
 		{
-			name:   "case18 dedicated imagefs copies imagefs",
+			name:   "dedicated imagefs copies imagefs",
 			in:     both,
 			layout: Layout{DedicatedImageFs: true},
 			want:   slices.Concat(both, fromImageFs),
@@ -72,7 +72,7 @@ func TestWithContainerFs(t *testing.T) {
 			want:   both,
 		},
 		{
-			name:      "case18 user containerfs thresholds are overwritten in place",
+			name:      "user containerfs thresholds are overwritten in place",
 			in:        slices.Concat(userCfs, both),
 			layout:    Layout{DedicatedImageFs: true},
 			want:      slices.Concat(fromImageFs[0:1], fromImageFs[3:4], both, fromImageFs[1:3]),
@@ -142,7 +142,7 @@ func TestWithContainerFs(t *testing.T) {
 }
 
 func TestWithContainerFsSplitDisabled(t *testing.T) {
-	// case34: a split layout with KubeletSeparateDiskGC off is fatal.
+	// A split layout with KubeletSeparateDiskGC off is fatal.
 	got, warnings, err := WithContainerFs(nil, Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true})
 	require.ErrorIs(t, err, ErrSplitFsDisabled)
 	assert.Nil(t, got)
