@@ -157,6 +157,8 @@ func TestMonitorStatusWriteRetries(t *testing.T) {
 			res, err := m.Pass(ctx, at(55*time.Second), api.input(nil))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errAPI)
+			assert.ErrorIs(t, err, ErrCallFailed)
+			assert.Equal(t, !tc.counted, errors.Is(err, ErrNodeSkipped))
 			assert.ErrorContains(t, err, `nodelifecycle: node "n1": status write 1 of 5`)
 			assert.Equal(t, min(tc.failing+1, StatusAttempts), api.statusWrites)
 			np := res.Nodes[0]
@@ -284,7 +286,7 @@ func TestMonitorLeaseCircuitBreaker(t *testing.T) {
 	in = api.input(leases)
 	in.LeaseCacheRV = "7"
 	res, err := m.Pass(ctx, at(55*time.Second), in)
-	require.Error(t, err)
+	require.ErrorIs(t, err, ErrNodeSkipped)
 	assert.Equal(t, Skipped, res.Nodes[0].Health.Verdict)
 	assert.Equal(t, Skipped, res.Nodes[1].Health.Verdict, "the cache is behind the recorded version: n2 too")
 	assert.Empty(t, res.Counts)
@@ -377,6 +379,12 @@ func TestMonitorPodBound(t *testing.T) {
 	require.NotNil(t, got)
 	assert.Equal(t, v1.ConditionFalse, podReady(got))
 	assert.Equal(t, v1.ConditionTrue, podReady(pod), "the caller's pod is not modified")
+}
+
+func TestSwapString(t *testing.T) {
+	assert.Equal(t, "no change", Swap{}.String())
+	assert.Equal(t, "+node.kubernetes.io/not-ready:NoExecute -node.kubernetes.io/unreachable:NoExecute",
+		Swap{Add: []v1.Taint{ne(v1.TaintNodeNotReady)}, Remove: []v1.Taint{ne(v1.TaintNodeUnreachable)}}.String())
 }
 
 func TestWriteReasonString(t *testing.T) {
