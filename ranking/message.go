@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/evictkit/eviction/podresources"
 	"github.com/evictkit/eviction/thresholds"
 )
 
@@ -75,7 +76,7 @@ func EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFunc, met []th
 		return b.String(), annotations
 	}
 
-	if res == v1.ResourceMemory && !opts.DisablePodLevelResources && HasPodLevelResources(pod) {
+	if res == v1.ResourceMemory && !opts.DisablePodLevelResources && podresources.HasPodLevelResources(pod) {
 		if req, ok := pod.Spec.Resources.Requests[v1.ResourceMemory]; ok {
 			use := quantityOf(u.MemoryWorkingSet)
 			fmt.Fprintf(&b, "Pod %s was using %s, request is %s, has larger consumption of %s. ",

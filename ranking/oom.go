@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // The oom_score_adj values at the ends of the kubelet's scale (upstream: pkg/kubelet/qos).
@@ -105,7 +107,7 @@ func memoryRequest(c *v1.Container) int64 {
 // (upstream: component-helpers IsPodLevelRequestsSet).
 func podLevelRequestsSet(r *v1.ResourceRequirements) bool {
 	for name := range r.Requests {
-		if isPodLevelResource(name) {
+		if podresources.IsPodLevelResource(name) {
 			return true
 		}
 	}
@@ -121,7 +123,7 @@ func (o Options) unrequestedShare(pod *v1.Pod, res *v1.ResourceRequirements) int
 		return 0
 	}
 	var ctrs resource.Quantity
-	if q, ok := aggregate(pod, v1.ResourceMemory, defaultedRequest); ok {
+	if q, ok := podresources.Aggregate(pod, v1.ResourceMemory, defaultedRequest); ok {
 		ctrs = q
 	}
 	rest := max(satSub(podReq.Value(), ctrs.Value()), 0)
@@ -131,7 +133,7 @@ func (o Options) unrequestedShare(pod *v1.Pod, res *v1.ResourceRequirements) int
 // isSidecarOf reports whether c is restartable and named like one of pod's init containers
 // (upstream: isSidecarContainer).
 func isSidecarOf(pod *v1.Pod, c *v1.Container) bool {
-	if !isSidecar(c) {
+	if !podresources.IsSidecar(c) {
 		return false
 	}
 	for i := range pod.Spec.InitContainers {

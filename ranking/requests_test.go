@@ -11,8 +11,8 @@ import (
 	"github.com/evictkit/eviction/thresholds"
 )
 
-// TestRequestSpec covers the request formula: sidecars and init containers, overhead,
-// pod-level requests, and its corners.
+// TestRequestSpec covers the kubelet's ranking request: sidecars, init containers, overhead,
+// pod-level requests and the gate, and the corners of the formula.
 func TestRequestSpec(t *testing.T) {
 	mem := func(s string) v1.ResourceList { return rl("memory", s) }
 	tests := []struct {
@@ -97,7 +97,8 @@ func TestLimit(t *testing.T) {
 	assert.Equal(t, "3Gi", got.String(), "pod-level limit replaces the containers'")
 }
 
-// TestLocalVolumes covers which volumes count as local storage.
+// TestLocalVolumes covers which volumes count as local (host paths, disk-backed emptyDir,
+// config maps, git repos) and how their disk usage is summed.
 func TestLocalVolumes(t *testing.T) {
 	vols := []v1.Volume{
 		hostPathVol("host"),
