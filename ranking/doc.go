@@ -17,7 +17,9 @@
 //   - pkg/api/v1/resource GetResourceRequestQuantity over k8s.io/component-helpers resource
 //     PodRequests, PodLimits and IsPodLevelResourcesSet; component-helpers scheduling/corev1
 //     PodPriority;
-//   - pkg/kubelet/types pod_update.go: IsCriticalPod, IsStaticPod, IsMirrorPod;
+//   - pkg/kubelet/types pod_update.go: IsCriticalPod, IsNodeCriticalPod, IsStaticPod,
+//     IsMirrorPod;
+//   - pkg/kubelet/qos policy.go: GetContainerOOMScoreAdjust ([OOMScoreAdjust]);
 //   - kubernetes-sigs/descheduler SortPodsBasedOnPriorityLowToHigh ([ByPriorityThenQoS]).
 //
 // # Guarantees
@@ -101,6 +103,13 @@
 // spec as given. Pod-level resources (spec.resources) take precedence when they name cpu,
 // memory or hugepages. [Request] is the request the kubelet ranks by; [Limit] the limit its
 // local-storage check uses.
+//
+// # QoS and the OOM killer
+//
+// QoS also steers the kernel's OOM killer: [OOMScoreAdjust] is the oom_score_adj the kubelet
+// gives each container, -997 for Guaranteed and node-critical pods, 1000 for BestEffort, and
+// in between for Burstable pods by memory request over node capacity (pod-level requests and
+// sidecars included). Its differences from upstream are in its documentation.
 //
 // # Messages and local storage
 //

@@ -26,13 +26,6 @@ const (
 const NodeCriticalPriorityClass = "system-node-critical"
 
 // OOMScoreAdjust returns the oom_score_adj the kubelet gives the processes of container, a
-// container of pod, on a node with memoryCapacity bytes of memory, under the default
-// [Options]. See [Options.OOMScoreAdjust].
-func OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64) int {
-	return Options{}.OOMScoreAdjust(pod, container, memoryCapacity)
-}
-
-// OOMScoreAdjust returns the oom_score_adj the kubelet gives the processes of container, a
 // container of pod, on a node with memoryCapacity bytes of memory (upstream: pkg/kubelet/qos
 // GetContainerOOMScoreAdjust). The kernel adds it to a process's share of memory in
 // thousandths to choose whom the OOM killer ends first; QoS steers the OOM killer as it steers
@@ -45,14 +38,15 @@ func OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64) 
 //     container's memory request as API defaulting leaves it (a limit stands in for a missing
 //     request). With pod-level resources in use (the gate on and a pod-level request for cpu,
 //     memory or hugepages) the part of the pod-level memory request that the containers'
-//     effective aggregate ([Options.Request]'s formula) leaves unrequested is shared equally
+//     effective aggregate (the sidecar-aware sum of [Request]) leaves unrequested is shared equally
 //     among all init and regular containers and added to each request. A sidecar (a
 //     restartable init container of pod, matched by name) scores no higher than the regular
 //     container with the smallest request would. The result is then raised to 3 (so that it
 //     stays above a Guaranteed container at full use), and 1000 becomes 999 (below
 //     BestEffort).
 //
-// pod and container are not modified. It does not check that container belongs to pod.
+// opts selects the feature gates (the zero value is v1.37.2's defaults). pod and container are
+// not modified. It does not check that container belongs to pod.
 //
 // Differences from upstream, on inputs the kubelet never sees: a memoryCapacity below 1
 // counts as 1 byte (upstream divides by zero at 0); a sidecar in a pod without regular
@@ -61,14 +55,14 @@ func OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64) 
 // product wraps). A nil pod or container scores as BestEffort. The alpha gate
 // DRANodeAllocatableResources (off by default), which adds memory allocated through DRA
 // claims to the requests, is not supported.
-func (o Options) OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64) int {
+func OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapacity int64, opts Options) int {
 	if pod == nil || container == nil {
 		return BestEffortOOMScoreAdj
 	}
 	if IsCritical(pod) && pod.Spec.PriorityClassName == NodeCriticalPriorityClass {
 		return GuaranteedOOMScoreAdj
 	}
-	switch QOSClass(pod, o) {
+	switch QOSClass(pod, opts) {
 	case v1.PodQOSGuaranteed:
 		return GuaranteedOOMScoreAdj
 	case v1.PodQOSBestEffort:
@@ -76,8 +70,8 @@ func (o Options) OOMScoreAdjust(pod *v1.Pod, container *v1.Container, memoryCapa
 	}
 	capacity := max(memoryCapacity, 1)
 	var extra int64 // each container's share of the unrequested pod-level memory request
-	if res := o.defaultedPodResources(pod); !o.DisablePodLevelResources && res != nil && podLevelRequestsSet(res) {
-		extra = o.unrequestedShare(pod, res)
+	if res := opts.defaultedPodResources(pod); !opts.DisablePodLevelResources && res != nil && podLevelRequestsSet(res) {
+		extra = unrequestedShare(pod, res)
 	}
 	adj := burstableScore(satAdd(memoryRequest(container), extra), capacity)
 	if isSidecarOf(pod, container) && len(pod.Spec.Containers) > 0 {
@@ -117,7 +111,7 @@ func podLevelRequestsSet(r *v1.ResourceRequirements) bool {
 // unrequestedShare is the pod-level memory request beyond the containers' effective
 // aggregate, divided by the number of init and regular containers (upstream:
 // remainingPodMemReqPerContainer).
-func (o Options) unrequestedShare(pod *v1.Pod, res *v1.ResourceRequirements) int64 {
+func unrequestedShare(pod *v1.Pod, res *v1.ResourceRequirements) int64 {
 	podReq, ok := res.Requests[v1.ResourceMemory]
 	if !ok || podReq.IsZero() {
 		return 0

@@ -25,7 +25,7 @@ func ExampleOOMScoreAdjust() {
 		container("api", memory("128Mi"), nil),        // Burstable, little memory
 		container("batch", nil, nil),                  // BestEffort
 	} {
-		fmt.Printf("%s (%s): %d\n", p.Name, ranking.QOSClass(p, ranking.Options{}), ranking.OOMScoreAdjust(p, &p.Spec.Containers[0], capacity))
+		fmt.Printf("%s (%s): %d\n", p.Name, ranking.QOSClass(p, ranking.Options{}), ranking.OOMScoreAdjust(p, &p.Spec.Containers[0], capacity, ranking.Options{}))
 	}
 	// Output:
 	// db (Guaranteed): -997

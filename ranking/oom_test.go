@@ -93,7 +93,7 @@ func TestOOMScoreAdjust(t *testing.T) {
 			if c == nil && tc.pod != nil {
 				c = &tc.pod.Spec.Containers[0]
 			}
-			assert.Equal(t, tc.want, OOMScoreAdjust(tc.pod, c, tc.capacity))
+			assert.Equal(t, tc.want, OOMScoreAdjust(tc.pod, c, tc.capacity, Options{}))
 		})
 	}
 }
@@ -101,7 +101,7 @@ func TestOOMScoreAdjust(t *testing.T) {
 func TestOOMScoreAdjustPodLevelGateOff(t *testing.T) {
 	p := oomPod(v1.Container{Name: "a", Resources: mem("1Gi", "")}, v1.Container{Name: "b"})
 	p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceMemory: resource.MustParse("3Gi")}}
-	assert.Equal(t, 750, Options{DisablePodLevelResources: true}.OOMScoreAdjust(p, &p.Spec.Containers[0], 4*gib))
+	assert.Equal(t, 750, OOMScoreAdjust(p, &p.Spec.Containers[0], 4*gib, Options{DisablePodLevelResources: true}))
 }
 
 func TestOOMScoreAdjustSidecarWithoutRegularContainers(t *testing.T) {
@@ -109,12 +109,12 @@ func TestOOMScoreAdjustSidecarWithoutRegularContainers(t *testing.T) {
 	p := oomPod()
 	p.Spec.InitContainers = []v1.Container{{Name: "proxy", RestartPolicy: &always, Resources: mem("1Gi", "")}}
 	// Upstream panics (it reads the first regular container); the sidecar keeps its own score.
-	assert.Equal(t, 750, OOMScoreAdjust(p, &p.Spec.InitContainers[0], 4*gib))
+	assert.Equal(t, 750, OOMScoreAdjust(p, &p.Spec.InitContainers[0], 4*gib, Options{}))
 }
 
 func TestBurstableScoreBeyondInt64(t *testing.T) {
 	// 1000 * 2^60 overflows int64; upstream's product wraps, the library's is exact.
-	assert.Equal(t, int64(1000-1000), burstableScore(1<<60, 1<<60))
+	assert.Equal(t, int64(0), burstableScore(1<<60, 1<<60))
 	assert.Equal(t, int64(1000-500), burstableScore(1<<60, 1<<61))
 	assert.Equal(t, int64(1000-(math.MaxInt64-1000)), burstableScore(math.MaxInt64, 1))
 	assert.Equal(t, int64(1000+(math.MaxInt64-1000)), burstableScore(math.MinInt64, 1))
@@ -133,15 +133,15 @@ func TestPropertyOOMScoreAdjust(t *testing.T) {
 				v1.ResourceCPU: resource.MustParse("1"), v1.ResourceMemory: *resource.NewQuantity(req, resource.BinarySI)}}})
 		}
 		pa, pb := burstable(a), burstable(b)
-		sa := OOMScoreAdjust(pa, &pa.Spec.Containers[0], capacity)
-		sb := OOMScoreAdjust(pb, &pb.Spec.Containers[0], capacity)
+		sa := OOMScoreAdjust(pa, &pa.Spec.Containers[0], capacity, Options{})
+		sb := OOMScoreAdjust(pb, &pb.Spec.Containers[0], capacity, Options{})
 		if sa < 3 || sa > 999 || sb < 3 || sb > 999 {
 			t.Fatalf("scores %d, %d outside [3, 999]", sa, sb)
 		}
 		if sb > sa {
 			t.Fatalf("request %d scores %d, larger request %d scores %d", a, sa, b, sb)
 		}
-		if bigger := OOMScoreAdjust(pa, &pa.Spec.Containers[0], capacity*2); bigger < sa {
+		if bigger := OOMScoreAdjust(pa, &pa.Spec.Containers[0], capacity*2, Options{}); bigger < sa {
 			t.Fatalf("doubling the capacity lowered the score from %d to %d", sa, bigger)
 		}
 	})

@@ -65,9 +65,12 @@
 // # Speed
 //
 // [Decode] is a single pass over the bytes that materializes only what is
-// read: the containers and volumes of all pods share one backing array each,
-// so a summary costs a few dozen allocations whatever its size, against tens
-// of thousands for encoding/json into the upstream types.
+// read; the containers and volumes of all pods share one backing array each.
+// On a 110-pod summary (the kubelet's default maxPods) it allocates about nine
+// times per pod, for the pod's strings, and about a sixth of the bytes
+// encoding/json allocates into the upstream types, which allocates some 180
+// times per pod; it runs several times faster (conformance
+// BenchmarkDecodeSummary has the figures).
 //
 // # Differences from encoding/json into the upstream types
 //

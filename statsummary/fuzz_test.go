@@ -26,6 +26,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"pods":[{"podRef":{"name":"a","namespace":"b","uid":"c"},"memory":{"workingSetBytes":1}}]}`))
 	f.Add([]byte(`{"node":{"systemContainers":[{"name":"pods","memory":{"availableBytes":1,"workingSetBytes":2}}]}}`))
+	// A time that UTC cannot write with four-digit years.
+	f.Add([]byte(`{"node":{"memory":{"time":"9999-12-31T23:59:59.5-23:59"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Decode(data)
 		if err != nil {

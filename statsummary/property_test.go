@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
@@ -17,6 +16,19 @@ import (
 
 // The wire format, as the kubelet writes it: the stats/v1alpha1 field names
 // of what Decode reads, plus a figure it does not read in each object.
+
+// wireTime writes a time as metav1.Time does (null for the zero time, else
+// RFC 3339) but in its own location and to the nanosecond, so that every
+// time Decode accepts survives the round trip (metav1.Time writes UTC
+// seconds, which cannot express years beyond 9999 in UTC).
+type wireTime time.Time
+
+func (t wireTime) MarshalJSON() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(time.Time(t).Format(time.RFC3339Nano))
+}
 
 type wireSummary struct {
 	Node wireNode  `json:"node"`
@@ -38,27 +50,27 @@ type wireRuntime struct {
 }
 
 type wireRlimit struct {
-	Time    metav1.Time `json:"time"`
-	MaxPID  *int64      `json:"maxpid,omitempty"`
-	Curproc *int64      `json:"curproc,omitempty"`
+	Time    wireTime `json:"time"`
+	MaxPID  *int64   `json:"maxpid,omitempty"`
+	Curproc *int64   `json:"curproc,omitempty"`
 }
 
 type wireMemory struct {
-	Time            metav1.Time `json:"time"`
-	AvailableBytes  *uint64     `json:"availableBytes,omitempty"`
-	UsageBytes      *uint64     `json:"usageBytes,omitempty"`
-	WorkingSetBytes *uint64     `json:"workingSetBytes,omitempty"`
-	RSSBytes        uint64      `json:"rssBytes"`
+	Time            wireTime `json:"time"`
+	AvailableBytes  *uint64  `json:"availableBytes,omitempty"`
+	UsageBytes      *uint64  `json:"usageBytes,omitempty"`
+	WorkingSetBytes *uint64  `json:"workingSetBytes,omitempty"`
+	RSSBytes        uint64   `json:"rssBytes"`
 }
 
 type wireFs struct {
-	Time           metav1.Time `json:"time"`
-	AvailableBytes *uint64     `json:"availableBytes,omitempty"`
-	CapacityBytes  *uint64     `json:"capacityBytes,omitempty"`
-	UsedBytes      *uint64     `json:"usedBytes,omitempty"`
-	InodesFree     *uint64     `json:"inodesFree,omitempty"`
-	Inodes         *uint64     `json:"inodes,omitempty"`
-	InodesUsed     *uint64     `json:"inodesUsed,omitempty"`
+	Time           wireTime `json:"time"`
+	AvailableBytes *uint64  `json:"availableBytes,omitempty"`
+	CapacityBytes  *uint64  `json:"capacityBytes,omitempty"`
+	UsedBytes      *uint64  `json:"usedBytes,omitempty"`
+	InodesFree     *uint64  `json:"inodesFree,omitempty"`
+	Inodes         *uint64  `json:"inodes,omitempty"`
+	InodesUsed     *uint64  `json:"inodesUsed,omitempty"`
 }
 
 type wirePod struct {
@@ -67,7 +79,7 @@ type wirePod struct {
 		Namespace string `json:"namespace"`
 		UID       string `json:"uid"`
 	} `json:"podRef"`
-	StartTime        metav1.Time     `json:"startTime"`
+	StartTime        wireTime        `json:"startTime"`
 	Containers       []wireContainer `json:"containers"`
 	Memory           *wireMemory     `json:"memory,omitempty"`
 	VolumeStats      []wireVolume    `json:"volume,omitempty"`
@@ -97,14 +109,14 @@ func encode(s *Summary) []byte {
 		if m == nil {
 			return nil
 		}
-		return &wireMemory{Time: metav1.NewTime(m.Time), AvailableBytes: m.AvailableBytes, UsageBytes: m.UsageBytes,
+		return &wireMemory{Time: wireTime(m.Time), AvailableBytes: m.AvailableBytes, UsageBytes: m.UsageBytes,
 			WorkingSetBytes: m.WorkingSetBytes, RSSBytes: 1}
 	}
 	fs := func(f *thresholds.FsStats) *wireFs {
 		if f == nil {
 			return nil
 		}
-		return &wireFs{Time: metav1.NewTime(f.Time), AvailableBytes: f.AvailableBytes, CapacityBytes: f.CapacityBytes,
+		return &wireFs{Time: wireTime(f.Time), AvailableBytes: f.AvailableBytes, CapacityBytes: f.CapacityBytes,
 			InodesFree: f.InodesFree, Inodes: f.Inodes, UsedBytes: u64(1)}
 	}
 	n := &s.Node
@@ -121,7 +133,7 @@ func encode(s *Summary) []byte {
 		w.Node.Runtime = &wireRuntime{ImageFs: fs(n.ImageFs), ContainerFs: fs(n.ContainerFs)}
 	}
 	if r := n.Rlimit; r != nil {
-		w.Node.Rlimit = &wireRlimit{Time: metav1.NewTime(r.Time), MaxPID: r.MaxPID, Curproc: r.NumOfRunningProcesses}
+		w.Node.Rlimit = &wireRlimit{Time: wireTime(r.Time), MaxPID: r.MaxPID, Curproc: r.NumOfRunningProcesses}
 	}
 	usage := func(f ranking.FSUsage) *wireFs {
 		return &wireFs{UsedBytes: u64(f.UsedBytes), InodesUsed: u64(f.InodesUsed), CapacityBytes: u64(9)}

@@ -1,6 +1,7 @@
 package statsummary
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 )
@@ -10,14 +11,24 @@ import (
 // leaves d.pos just past it.
 
 func (d *decoder) skipSpace() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
+	data := d.data
+	i := d.pos
+	for i < len(data) {
+		switch data[i] {
+		case ' ':
+			// Indentation: after one space, eight at a time.
+			i++
+			for i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == 0x2020202020202020 {
+				i += 8
+			}
+		case '\n', '\t', '\r':
+			i++
 		default:
+			d.pos = i
 			return
 		}
 	}
+	d.pos = len(data)
 }
 
 // peek returns the byte at the current position after white space, or 0 at
@@ -173,10 +184,15 @@ func (d *decoder) literal(lit string) error {
 // escapes and only printable ASCII, so that its bytes between the quotes are
 // its value.
 func (d *decoder) scanString() (plain bool, err error) {
-	i, n := d.pos+1, len(d.data)
+	data := d.data
+	i, n := d.pos+1, len(data)
 	plain = true
 	for i < n {
-		c := d.data[i]
+		c := data[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
 			d.pos = i + 1
@@ -187,26 +203,24 @@ func (d *decoder) scanString() (plain bool, err error) {
 				d.pos = n
 				return false, d.syntax("unterminated string")
 			}
-			switch d.data[i+1] {
+			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if i+6 > n || !isHex(d.data[i+2]) || !isHex(d.data[i+3]) || !isHex(d.data[i+4]) || !isHex(d.data[i+5]) {
+				if i+6 > n || !isHex(data[i+2]) || !isHex(data[i+3]) || !isHex(data[i+4]) || !isHex(data[i+5]) {
 					d.pos = i
 					return false, d.syntax(`invalid \u escape`)
 				}
 				i += 6
 			default:
 				d.pos = i
-				return false, d.syntax("invalid escape %q", d.data[i:i+2])
+				return false, d.syntax("invalid escape %q", data[i:i+2])
 			}
 		case c < 0x20:
 			d.pos = i
 			return false, d.syntax("control character %q in string", c)
-		default:
-			if c >= utf8.RuneSelf {
-				plain = false
-			}
+		default: // a byte of a multi-byte rune (or invalid UTF-8)
+			plain = false
 			i++
 		}
 	}

@@ -9,7 +9,9 @@ import (
 )
 
 // Summary is a kubelet stats summary reduced to what eviction reads. [Decode]
-// makes one; a Summary built by hand works too (its joins scan the pods).
+// makes one and indexes its pods for [Summary.Usage]; treat it as read-only
+// (a Summary built by hand, or whose Pods changed length, is scanned instead
+// of indexed).
 type Summary struct {
 	// NodeName is node.nodeName.
 	NodeName string
@@ -91,7 +93,7 @@ func (s *Summary) find(pod *v1.Pod) (int, bool) {
 		r := &s.Pods[i].Ref
 		return r.Namespace == pod.Namespace && r.Name == pod.Name && (uid == "" || r.UID == uid)
 	}
-	if s.byName == nil {
+	if s.byName == nil || len(s.next) != len(s.Pods) {
 		for i := len(s.Pods) - 1; i >= 0; i-- {
 			if matches(i) {
 				return i, true

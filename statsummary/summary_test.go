@@ -121,3 +121,13 @@ func TestByUID(t *testing.T) {
 	var none *Summary
 	assert.Empty(t, none.ByUID())
 }
+
+func TestUsageAfterPodsChanged(t *testing.T) {
+	s, err := Decode([]byte(`{"pods": [{"podRef": {"namespace": "a", "name": "b", "uid": "c"}}, {"podRef": {"namespace": "a", "name": "d", "uid": "e"}}]}`))
+	require.NoError(t, err)
+	s.Pods = s.Pods[:1]
+	_, ok := s.Usage(apiPod("a", "d", "e", nil))
+	assert.False(t, ok, "the dropped pod is not found")
+	_, ok = s.Usage(apiPod("a", "b", "c", nil))
+	assert.True(t, ok)
+}

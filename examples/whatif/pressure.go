@@ -229,7 +229,7 @@ func pressure(s *snapshot, source, nodeName string, in pressureInput, stdin io.R
 		}
 		for i := range p.Spec.Containers {
 			c := &p.Spec.Containers[i]
-			row.oomScoreAdj = append(row.oomScoreAdj, containerOOM{c.Name, ranking.OOMScoreAdjust(p, c, memCapacity.Value())})
+			row.oomScoreAdj = append(row.oomScoreAdj, containerOOM{c.Name, ranking.OOMScoreAdjust(p, c, memCapacity.Value(), ranking.Options{})})
 		}
 		if !row.evictable {
 			row.skip = skipReason(p)
