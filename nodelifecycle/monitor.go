@@ -16,6 +16,17 @@ import (
 	"github.com/evictkit/eviction/timedqueue"
 )
 
+// Errors a [Monitor] returns wrap one of these, and the API's error when there is one.
+var (
+	// ErrNodeSkipped: the node was left out of the pass (not counted in its zone, no taint
+	// or pod action): the lease circuit breaker held it back, or reading or writing it failed
+	// for good. The next pass judges it again.
+	ErrNodeSkipped = errors.New("node left out of the pass")
+	// ErrCallFailed: an API call (or the caller's pod listing) failed; the Monitor retries
+	// it as upstream does.
+	ErrCallFailed = errors.New("call failed")
+)
+
 // StatusAttempts is how many times a pass tries to write a node's status (upstream polls every
 // 20 ms for 100 ms, scheduler.NodeHealthUpdateRetry): after a failed write the node is read
 // again ([API.GetNode]) and judged again.
@@ -311,7 +322,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 		if breaker && m.recorded != "" {
 			if LeaseCacheBehind(m.recorded, in.LeaseCacheRV) {
 				np.Health = Health{Verdict: Skipped}
-				np.Err = fmt.Errorf("nodelifecycle: node %q skipped: lease cache at %q, behind %q", name, in.LeaseCacheRV, m.recorded)
+				np.Err = fmt.Errorf("nodelifecycle: node %q: lease cache at %q, behind the live %q: %w", name, in.LeaseCacheRV, m.recorded, ErrNodeSkipped)
 				return np
 			}
 			m.recorded = ""
@@ -323,7 +334,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			if err != nil {
 				m.save(name, h.Probe)
 				np.Health = h
-				np.Err = fmt.Errorf("nodelifecycle: node %q skipped: live lease: %w", name, err)
+				np.Err = fmt.Errorf("nodelifecycle: node %q: live lease GET: %w: %w", name, ErrNodeSkipped, err)
 				return np
 			}
 			h = evaluate(node, lease, saved, &live, m.now.t, m.cfg)
@@ -332,7 +343,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			m.save(name, h.Probe)
 			m.recorded = NewerResourceVersion(m.recorded, h.LiveLeaseRV)
 			np.Health = h
-			np.Err = fmt.Errorf("nodelifecycle: node %q skipped: live lease at %q, cache behind", name, h.LiveLeaseRV)
+			np.Err = fmt.Errorf("nodelifecycle: node %q: live lease at %q, the cache is behind: %w", name, h.LiveLeaseRV, ErrNodeSkipped)
 			return np
 		}
 		if h.Status == nil {
@@ -348,15 +359,16 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			break
 		}
 		m.save(name, h.Probe)
-		np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: status write %d of %d: %w", name, attempt, StatusAttempts, err))
+		np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: status write %d of %d: %w: %w", name, attempt, StatusAttempts, ErrCallFailed, err))
 		if attempt == StatusAttempts {
 			np.Health = h
+			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: every status write failed: %w", name, ErrNodeSkipped))
 			return np
 		}
 		fresh, err := m.api.GetNode(ctx, name)
 		if err != nil || fresh == nil {
 			np.Health = h
-			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q skipped: reading it again: %w", name, err))
+			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: reading it again: %w: %w", name, ErrNodeSkipped, err))
 			return np
 		}
 		node, np.Node, zone = fresh, fresh, ZoneKey(fresh)
@@ -378,7 +390,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			var err error
 			if pods, err = in.Pods(name); err != nil {
 				m.retry[name] = struct{}{}
-				np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w", name, err))
+				np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w: %w", name, ErrCallFailed, err))
 				return np
 			}
 		}
@@ -389,7 +401,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 				continue
 			}
 			if err := m.updatePod(ctx, marked); err != nil {
-				failed = append(failed, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w", pod.Namespace, pod.Name, name, err))
+				failed = append(failed, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, name, ErrCallFailed, err))
 				continue
 			}
 			np.PodsNotReady = append(np.PodsNotReady, marked)
@@ -495,7 +507,7 @@ func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (*v1
 		return nil, nil
 	}
 	if err := m.updatePod(ctx, marked); err != nil {
-		return nil, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, err)
+		return nil, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
 	}
 	return marked, nil
 }
@@ -584,7 +596,7 @@ func (m *Monitor) swap(ctx context.Context, name string, s Swap) error {
 		return nil
 	}
 	if err := m.api.SwapTaints(ctx, name, s); err != nil {
-		return fmt.Errorf("nodelifecycle: node %q: taint write: %w", name, err)
+		return fmt.Errorf("nodelifecycle: node %q: taint write %s: %w: %w", name, s, ErrCallFailed, err)
 	}
 	return nil
 }
