@@ -227,12 +227,34 @@ func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
 		s, err := readSnapshot(stdin, "standard input")
 		return s, "standard input", err
 	}
-	data, err := readFile(file)
+	f, err := openFile(file)
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := readSnapshot(bytes.NewReader(data), file)
+	defer f.Close()
+	s, err := readSnapshot(f, file) // streamed: a snapshot may be large
 	return s, file, err
+}
+
+// openFile opens a file the user named for reading; failures are bad input.
+func openFile(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil && st.IsDir() {
+			err = errors.New("is a directory")
+		}
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err
+		}
+		return nil, badInput("cannot read %s: %v", name, err)
+	}
+	return f, nil
 }
 
 // readFile reads a file the user named; failures are bad input.
