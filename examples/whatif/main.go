@@ -232,6 +232,9 @@ func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
 		return nil, "", err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		limitMemory(st.Size())
+	}
 	s, err := readSnapshot(f, file) // streamed: a snapshot may be large
 	return s, file, err
 }

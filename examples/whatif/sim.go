@@ -95,7 +95,15 @@ type sim struct {
 
 	nodes  []*corev1.Node // deep copies, in name order
 	byName map[string]*corev1.Node
+	zoneOf map[string]string // node name → zone key (labels never change here)
 	podsOn map[string][]*podState
+
+	// watched holds, after the first monitor pass, the nodes a pass can
+	// still act on (in name order); the others are Ready, carry no NoExecute
+	// taint of the controller's, are in no queue and never change unless
+	// watch adds them. quiet counts those others per zone.
+	watched []*corev1.Node
+	quiet   map[string]nodelifecycle.ZoneCounts
 
 	// silent holds the nodes that stop heartbeating at t0 and when the
 	// controller marks them Unknown.
@@ -116,6 +124,7 @@ type sim struct {
 	unknownAt map[string]time.Time // when a silent node was marked Unknown
 	events    []event
 	notes     []string
+	outcomes  map[string]outcome // per node, counted once the run is over
 }
 
 // newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
@@ -127,6 +136,7 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 		clock:      clocktesting.NewFakeClock(t0),
 		sched:      cfg.Schedule(t0),
 		byName:     map[string]*corev1.Node{},
+		zoneOf:     map[string]string{},
 		podsOn:     map[string][]*podState{},
 		silent:     map[string]nodelifecycle.Silence{},
 		frozen:     map[string]bool{},
@@ -140,6 +150,7 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 		c := n.DeepCopy()
 		m.nodes = append(m.nodes, c)
 		m.byName[c.Name] = c
+		m.zoneOf[c.Name] = nodelifecycle.ZoneKey(c)
 		if r := readyCondition(c); r == nil || r.Status != corev1.ConditionTrue {
 			m.frozen[c.Name] = true
 		}
@@ -211,6 +222,7 @@ func (m *sim) run() {
 	limit := m.t0.Add(horizon)
 	t := m.t0
 	nextPass := m.t0
+	marked, end := false, m.t0 // every silent node marked Unknown; the last time one was
 	for {
 		m.clock.SetTime(t)
 		if !t.Before(nextPass) {
@@ -224,11 +236,11 @@ func (m *sim) run() {
 		busy := m.busy()
 		// Done once every silent node is Unknown, one more pass has run (queue
 		// re-adds, zone states settle) and no queue can still move.
-		end, marked := m.t0, true
-		for name := range m.silent {
-			at, ok := m.unknownAt[name]
-			marked = marked && ok
-			end = later(end, at)
+		if !marked && len(m.unknownAt) == len(m.silent) { // only silent nodes are marked
+			marked = true
+			for _, at := range m.unknownAt {
+				end = later(end, at)
+			}
 		}
 		if marked && !busy && t.After(end) {
 			break
@@ -261,9 +273,15 @@ func (m *sim) busy() bool {
 // then the cluster-wide zone transition.
 func (m *sim) monitorPass() {
 	now := m.now()
-	counts := map[string]nodelifecycle.ZoneCounts{}
-	for _, n := range m.nodes {
-		zone := nodelifecycle.ZoneKey(n)
+	first := m.quiet == nil
+	nodes := m.watched
+	counts := maps.Clone(m.quiet)
+	if first {
+		nodes = m.nodes
+		counts = map[string]nodelifecycle.ZoneCounts{}
+	}
+	for _, n := range nodes {
+		zone := m.zoneOf[n.Name]
 		m.queue(zone)
 		if sil, ok := m.silent[n.Name]; ok && !now.Before(sil.Unknown) {
 			m.markUnknown(n, now)
@@ -279,8 +297,58 @@ func (m *sim) monitorPass() {
 		}
 		m.noExecute(n, nodelifecycle.NoExecuteAction(n, ready))
 	}
+	if first {
+		m.settle()
+	}
 	m.disruption(counts)
 	m.zoneCounts = counts
+}
+
+// settle sorts the nodes, after the first monitor pass, into those later
+// passes visit and the quiet ones they only count: Ready, not silent, no
+// NoExecute taint of the controller's and in no queue, a node stays so (a
+// pass does nothing to it) until watch moves it.
+func (m *sim) settle() {
+	m.quiet = map[string]nodelifecycle.ZoneCounts{}
+	for _, n := range m.nodes {
+		if m.isQuiet(n) {
+			m.addQuiet(n, 1)
+		} else {
+			m.watched = append(m.watched, n)
+		}
+	}
+}
+
+func (m *sim) isQuiet(n *corev1.Node) bool {
+	_, silent := m.silent[n.Name]
+	r := readyCondition(n)
+	return !silent && !m.frozen[n.Name] && r != nil && r.Status == corev1.ConditionTrue &&
+		nodelifecycle.MarkReachable(n).Swap.Empty() && !m.queue(m.zoneOf[n.Name]).Has(n.Name)
+}
+
+// addQuiet counts a quiet node (by 1) or uncounts it (by -1).
+func (m *sim) addQuiet(n *corev1.Node, by int) {
+	if nodelifecycle.ExcludedFromDisruption(n) {
+		return
+	}
+	zone := m.zoneOf[n.Name]
+	c := m.quiet[zone]
+	c.Ready += by
+	m.quiet[zone] = c
+}
+
+// watch makes later monitor passes visit n, whose state the simulation is
+// about to change.
+func (m *sim) watch(n *corev1.Node) {
+	if m.quiet == nil {
+		return // before the first pass, which visits every node
+	}
+	i, found := slices.BinarySearchFunc(m.watched, n.Name, func(w *corev1.Node, name string) int { return cmp.Compare(w.Name, name) })
+	if found {
+		return
+	}
+	m.watched = slices.Insert(m.watched, i, n)
+	m.addQuiet(n, -1)
 }
 
 // markUnknown judges a silent node as the controller does once its grace
@@ -331,7 +399,7 @@ func (m *sim) markUnknown(n *corev1.Node, now time.Time) {
 
 // noExecute carries out one NoExecuteAction.
 func (m *sim) noExecute(n *corev1.Node, a nodelifecycle.Action) {
-	q := m.queue(nodelifecycle.ZoneKey(n))
+	q := m.queue(m.zoneOf[n.Name])
 	switch a.Kind {
 	case nodelifecycle.SwapToNotReady, nodelifecycle.SwapToUnreachable:
 		m.swap(n, a.Swap, "swapped, no queue")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -147,6 +148,18 @@ func readSnapshot(r io.Reader, name string) (*snapshot, error) {
 	}
 	s.index()
 	return s, nil
+}
+
+// limitMemory keeps the heap of a run on an input of size bytes within
+// about 3.5 times that size: the decoded objects take one to two times the
+// size of their JSON or YAML, and the garbage collector, which by default
+// lets the heap grow to twice what is live, collects sooner as the heap
+// nears the limit. Small inputs keep the default.
+func limitMemory(size int64) {
+	const floor = 256 << 20
+	if limit := size / 2 * 7; limit > floor {
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // t0 is the time the scenarios start from: the latest Ready heartbeat of any
