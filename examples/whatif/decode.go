@@ -152,8 +152,9 @@ func (p place) String() string {
 
 // decoder adds what it decodes to s.
 type decoder struct {
-	s    *snapshot
-	name string
+	s       *snapshot
+	name    string
+	strings interner
 }
 
 // object is one Kubernetes object being decoded.
@@ -333,6 +334,7 @@ func (d *decoder) add(o *object, at place) error {
 	case "Pod":
 		p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: o.apiVersion, Kind: o.kind},
 			ObjectMeta: o.meta.object(), Spec: o.podSpec.spec(), Status: o.podStatus.status()}
+		d.strings.pod(p)
 		d.s.Pods = append(d.s.Pods, p)
 	case "PodDisruptionBudget":
 		p := o.newPDB()
@@ -508,7 +510,7 @@ func (d *decoder) yamlDoc(doc []byte, at place) error {
 // decodeSnapshot decodes r into s: JSON values when the input starts with
 // { or [, YAML documents otherwise.
 func decodeSnapshot(s *snapshot, r io.Reader, name string) error {
-	d := &decoder{s: s, name: name}
+	d := &decoder{s: s, name: name, strings: interner{}}
 	const size = 1 << 16
 	br := bufio.NewReaderSize(r, size)
 	// Look at the first character that is not white space, consuming

@@ -275,14 +275,16 @@ func BenchmarkLarge(b *testing.B) {
 	}
 	for _, n := range largeSizes(b) {
 		for _, f := range []gensnap.Format{gensnap.JSON, gensnap.YAML} {
-			file := snapshotFile(b, n, f)
-			st, err := os.Stat(file)
-			if err != nil {
-				b.Fatal(err)
-			}
-			size := float64(st.Size())
 			measure := func(name, task string, args []string) {
 				b.Run(fmt.Sprintf("nodes=%d/%s/%s", n, f, name), func(b *testing.B) {
+					// Written on first use, so that -bench can leave a
+					// size or format out without generating it.
+					file := snapshotFile(b, n, f)
+					st, err := os.Stat(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size := float64(st.Size())
 					var cpu time.Duration
 					var rss int64
 					for i := 0; i < b.N; i++ {

@@ -40,10 +40,11 @@ Scenarios:
       that decided.
 
 Flags (before or after the scenario):
-  -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" prints (a v1 List), or
-                YAML or JSON documents of Nodes, Pods and PodDisruptionBudgets;
-                "-" reads standard input. Default: the embedded snapshot (12 nodes
-                in 3 zones, 97 pods, 6 PodDisruptionBudgets).
+  -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" (or -o json) prints
+                (a v1 List), or YAML or JSON documents of Nodes, Pods and
+                PodDisruptionBudgets; "-" reads standard input. Read as a stream:
+                a snapshot of 10,000 nodes is fine. Default: the embedded snapshot
+                (12 nodes in 3 zones, 97 pods, 6 PodDisruptionBudgets).
   -o FORMAT     table (default) or json.
   --signal S=A  (pressure, repeatable) the amount available for signal S: a
                 quantity (memory.available=200Mi) or a percentage of the
