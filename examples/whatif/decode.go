@@ -163,7 +163,6 @@ type object struct {
 	meta             metaIn
 	node             *corev1.Node
 	nodeStatus       nodeStatusIn
-	pod              *corev1.Pod
 	podSpec          podSpecIn
 	podStatus        podStatusIn
 	pdb              *policyv1.PodDisruptionBudget
