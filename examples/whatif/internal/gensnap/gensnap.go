@@ -16,7 +16,8 @@
 // zone a control-plane node, every 20th a GPU node tainted
 // nvidia.com/gpu=present:NoSchedule, every 10th a batch node tainted
 // dedicated=batch:NoSchedule, every 15th a spot node tainted
-// spot=true:PreferNoSchedule. Every node runs four DaemonSet pods (two of
+// spot=true:PreferNoSchedule, and one node in a hundred already NotReady and
+// tainted not-ready. Every node runs four DaemonSet pods (two of
 // them system-node-critical); control-plane nodes run the four static pods
 // and CoreDNS; the other nodes are filled up to PodsPerNode with Deployment
 // replicas (each Deployment under a PodDisruptionBudget but one in three),
