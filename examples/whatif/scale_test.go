@@ -72,7 +72,7 @@ func TestScale(t *testing.T) {
 				case "taint":
 					r, err = taintNode(s.clone(), file, args[1], args[2])
 				case "pressure":
-					r, err = pressure(s.clone(), file, args[1], args[3:], "", nil, false)
+					r, err = pressure(s.clone(), file, args[1], pressureInput{signals: args[3:]}, nil, false)
 				case "preempt":
 					r, err = preempt(s.clone(), file, args[1], nil, false)
 				}
