@@ -245,6 +245,12 @@ func evaluate(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, live *Li
 	}
 
 	h.Verdict = Expired
+	if ready != nil && ready.Status == v1.ConditionUnknown {
+		// Marking would leave Ready as it is, so nothing would be written: skip the copy of
+		// the status, which holds the node's image list and is the pass's largest cost.
+		h.Current = copyCondition(ready)
+		return h
+	}
 	status := node.Status.DeepCopy()
 	markUnknown(status, created, metav1.NewTime(now))
 	cur := findCondition(status.Conditions, v1.NodeReady)

@@ -541,6 +541,34 @@ func (m *Monitor) Zones() map[string]ZoneStatus {
 	return out
 }
 
+// QueueStatus is a zone queue's size and timing, without its contents.
+type QueueStatus struct {
+	// Len is the number of nodes waiting in the queue (tombstones do not count).
+	Len int
+	// Rate is the queue's rate, 0 when stopped.
+	Rate float32
+	// NextDue is the earliest time a waiting node may be handed out (the token bucket
+	// permitting); zero when the queue is empty.
+	NextDue time.Time
+}
+
+// Queues returns the [QueueStatus] of every zone queue, by zone key. It costs O(zones), where
+// [Monitor.Zones] lists every queued node in order: call it to decide whether a
+// [Monitor.Drain] may still do something.
+func (m *Monitor) Queues() map[string]QueueStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]QueueStatus, len(m.queues))
+	for zone, q := range m.queues {
+		qs := QueueStatus{Len: q.Len(), Rate: q.QPS()}
+		if at, ok := q.NextDue(); ok {
+			qs.NextDue = at
+		}
+		out[zone] = qs
+	}
+	return out
+}
+
 // InQueue reports whether a node is waiting in its zone's queue and whether it left a
 // tombstone there (it was tainted from the queue, and no re-add is possible until it is
 // removed).

@@ -110,6 +110,10 @@ type sim struct {
 	states     map[string]nodelifecycle.ZoneState
 	zoneCounts map[string]nodelifecycle.ZoneCounts
 	allDown    bool
+	// spent holds, per zone, the last time its queue handed out a node, and
+	// at what rate: its token bucket (burst 1) is empty then and refills at
+	// that rate, so the tainting passes before the refill do nothing.
+	spent map[string]spend
 
 	// start, if set, runs right after the first monitor pass at t0.
 	start func()
@@ -135,6 +139,7 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 		mon:        nodelifecycle.NewMonitor(nil, cfg),
 		states:     map[string]nodelifecycle.ZoneState{},
 		zoneCounts: map[string]nodelifecycle.ZoneCounts{},
+		spent:      map[string]spend{},
 		taintedAt:  map[string]time.Time{},
 		unknownAt:  map[string]time.Time{},
 	}
@@ -225,7 +230,7 @@ func (m *sim) run() {
 		}
 		next := nextPass
 		if busy {
-			next = earlier(next, t.Add(taintLoopPeriod))
+			next = earlier(next, m.nextDrain(t))
 		}
 		if next.After(limit) {
 			m.notes = append(m.notes, fmt.Sprintf("simulation stopped %v after t0 with work still queued", horizon))
@@ -239,12 +244,52 @@ func (m *sim) run() {
 // busy reports whether some zone queue holds nodes and may still hand out
 // tokens.
 func (m *sim) busy() bool {
-	for _, z := range m.mon.Zones() {
-		if len(z.Queued) > 0 && z.Rate > 0 {
+	for _, q := range m.mon.Queues() {
+		if q.Len > 0 && q.Rate > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// spend is when a zone queue last handed out a node, and its rate then.
+type spend struct {
+	at   time.Time
+	rate float32
+}
+
+// nextDrain returns the first tainting pass after t (every 100 ms from t0)
+// that may hand out a node: the passes skipped fall while every queue that
+// holds nodes has an empty token bucket, where a pass changes nothing, so
+// the timeline is the one polling every 100 ms gives. A zone whose rate
+// changed since its last hand-out (a new bucket, maybe full) skips nothing;
+// one tick of margin covers the bucket's rounding.
+func (m *sim) nextDrain(t time.Time) time.Time {
+	next := time.Time{}
+	for zone, q := range m.mon.Queues() {
+		sp, ok := m.spent[zone]
+		if ok && sp.rate != q.Rate {
+			delete(m.spent, zone) // its bucket was replaced
+			ok = false
+		}
+		if q.Len == 0 || q.Rate <= 0 {
+			continue
+		}
+		at := t.Add(taintLoopPeriod)
+		if ok {
+			refill := sp.at.Add(time.Duration(float64(time.Second) / float64(sp.rate))).Add(-taintLoopPeriod)
+			if ticks := (refill.Sub(t) + taintLoopPeriod - 1) / taintLoopPeriod; ticks > 1 {
+				at = t.Add(ticks * taintLoopPeriod)
+			}
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	if next.IsZero() {
+		return t.Add(taintLoopPeriod)
+	}
+	return next
 }
 
 // monitorPass is one monitorNodeHealth ([nodelifecycle.Monitor.Pass]):
@@ -254,13 +299,14 @@ func (m *sim) busy() bool {
 func (m *sim) monitorPass() {
 	now := m.now()
 	renew := metav1.NewMicroTime(now)
+	lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}} // the Monitor only reads it
 	res, err := m.mon.Pass(context.Background(), now, nodelifecycle.PassInput{
 		Nodes: m.nodes,
 		Lease: func(name string) *coordinationv1.Lease {
 			if m.silent[name] {
 				return nil
 			}
-			return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+			return lease
 		},
 		Pods: func(name string) ([]*corev1.Pod, error) {
 			pods := make([]*corev1.Pod, len(m.podsOn[name]))
@@ -366,8 +412,15 @@ func (m *sim) taintPass() {
 	if err != nil {
 		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
 	}
+	var queues map[string]nodelifecycle.QueueStatus
 	for _, w := range writes {
-		m.swap(m.byName[w.Node], w.Swap, "")
+		n := m.byName[w.Node]
+		if queues == nil {
+			queues = m.mon.Queues()
+		}
+		zone := nodelifecycle.ZoneKey(n)
+		m.spent[zone] = spend{at: m.now(), rate: queues[zone].Rate}
+		m.swap(n, w.Swap, "")
 	}
 }
 
@@ -376,7 +429,7 @@ func (m *sim) disruption(res nodelifecycle.PassResult) {
 	now := m.now()
 	prev := m.states
 	d := res.Disruption
-	zones := m.mon.Zones()
+	zones := m.mon.Queues()
 	for _, zone := range slices.Sorted(maps.Keys(d.States)) {
 		state := d.States[zone]
 		old, known := prev[zone]
@@ -510,7 +563,7 @@ func (m *sim) stuckWhy(n *corev1.Node) string {
 		return fmt.Sprintf("zone %s is partially disrupted (%d/%d not ready) and has no more than %d nodes, so tainting stops there",
 			zoneName(key), c.NotReady, c.Size(), m.cfg.LargeClusterThreshold)
 	}
-	if z, ok := m.mon.Zones()[key]; ok && z.Rate <= 0 {
+	if z, ok := m.mon.Queues()[key]; ok && z.Rate <= 0 {
 		return fmt.Sprintf("tainting is stopped in zone %s", zoneName(key))
 	}
 	return "it was still queued when the simulation ended"
