@@ -178,7 +178,8 @@ type Monitor struct {
 	cfg Config // effective
 	now passClock
 
-	known    map[string]struct{}
+	known    map[string]*listedNode // every node of the last pass's listing
+	passes   uint64                 // passes so far
 	probes   map[string]*Probe
 	zones    map[string]ZoneState
 	queues   map[string]*timedqueue.RateLimited[string]
@@ -203,7 +204,7 @@ func NewMonitor(api API, cfg Config) *Monitor {
 	return &Monitor{
 		api:    api,
 		cfg:    cfg.Effective(),
-		known:  map[string]struct{}{},
+		known:  map[string]*listedNode{},
 		probes: map[string]*Probe{},
 		zones:  map[string]ZoneState{},
 		queues: map[string]*timedqueue.RateLimited[string]{},
@@ -236,25 +237,29 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	var errs []error
 
 	// 1. Registration.
-	listed := make(map[string]struct{}, len(in.Nodes))
+	m.passes++
 	zones := make([]string, len(in.Nodes)) // each listed node's zone key, computed once
 	for i, node := range in.Nodes {
 		if node == nil {
 			continue
 		}
-		listed[node.Name] = struct{}{}
-		zones[i] = ZoneKey(node)
+		ln, known := m.known[node.Name]
+		if !known {
+			ln = &listedNode{}
+			m.known[node.Name] = ln
+		}
+		ln.pass = m.passes
+		zones[i] = ln.zoneKey(node)
 		m.ensureZone(zones[i])
-		if _, ok := m.known[node.Name]; !ok {
-			m.known[node.Name] = struct{}{}
+		if !known {
 			if w, ok := m.markReachable(ctx, node, zones[i], FirstSeen); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
 			}
 		}
 	}
-	for name := range m.known {
-		if _, ok := listed[name]; !ok {
+	for name, ln := range m.known {
+		if ln.pass != m.passes {
 			delete(m.known, name)
 		}
 	}
@@ -581,6 +586,23 @@ func (m *Monitor) InQueue(zone, name string) (queued, tombstone bool) {
 	}
 	_, queued = q.Get(name)
 	return queued, !queued && q.Has(name)
+}
+
+// listedNode is what the Monitor keeps of a listed node between passes: the last pass that
+// listed it, and its zone key with the labels it was made of, so that a pass builds the key
+// again only when they changed.
+type listedNode struct {
+	pass              uint64
+	region, zone, key string
+}
+
+// zoneKey returns [ZoneKey] of node, the listed node.
+func (ln *listedNode) zoneKey(node *v1.Node) string {
+	region, zone := zoneLabels(node.Labels)
+	if region != ln.region || zone != ln.zone {
+		ln.region, ln.zone, ln.key = region, zone, joinZoneKey(region, zone)
+	}
+	return ln.key
 }
 
 // ensureZone gives a zone without a state the Initial state and a fresh queue at EvictionRate

@@ -202,6 +202,7 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	res, err := m.Pass(ctx, at(5*time.Second), api.input(nil))
 	require.NoError(t, err)
 	require.True(t, res.Nodes[0].Enqueued)
+	assert.Equal(t, QueueStatus{Len: 1, Rate: DefaultEvictionRate, NextDue: at(5 * time.Second)}, m.Queues()[":\x00:z"])
 
 	api.failSwap = 1
 	ws, err := m.Drain(ctx, at(5*time.Second), get)
@@ -222,6 +223,7 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	queued, tomb = m.InQueue(":\x00:z", "n1")
 	assert.True(t, !queued && tomb)
 	assert.Equal(t, 2, api.swaps)
+	assert.Equal(t, map[string]QueueStatus{":\x00:z": {Rate: DefaultEvictionRate}}, m.Queues(), "a tombstone is not counted")
 }
 
 func taintNotReady() v1.Taint {

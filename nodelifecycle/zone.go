@@ -42,17 +42,28 @@ func ZoneKey(node *v1.Node) string {
 
 // ZoneKeyOf is [ZoneKey] for a node's labels.
 func ZoneKeyOf(labels map[string]string) string {
+	region, zone := zoneLabels(labels)
+	return joinZoneKey(region, zone)
+}
+
+// zoneLabels returns the region and zone a zone key is made of.
+func zoneLabels(labels map[string]string) (region, zone string) {
 	if labels == nil {
-		return ""
+		return "", ""
 	}
 	zone, ok := labels[v1.LabelFailureDomainBetaZone]
 	if !ok {
 		zone = labels[v1.LabelTopologyZone]
 	}
-	region, ok := labels[v1.LabelFailureDomainBetaRegion]
+	region, ok = labels[v1.LabelFailureDomainBetaRegion]
 	if !ok {
 		region = labels[v1.LabelTopologyRegion]
 	}
+	return region, zone
+}
+
+// joinZoneKey returns the zone key of a region and zone.
+func joinZoneKey(region, zone string) string {
 	if region == "" && zone == "" {
 		return ""
 	}

@@ -114,6 +114,9 @@ type sim struct {
 	// at what rate: its token bucket (burst 1) is empty then and refills at
 	// that rate, so the tainting passes before the refill do nothing.
 	spent map[string]spend
+	// everyTick turns the skipping off: a tainting pass every 100 ms while
+	// some queue holds work, as upstream polls (the reference in tests).
+	everyTick bool
 
 	// start, if set, runs right after the first monitor pass at t0.
 	start func()
@@ -229,7 +232,10 @@ func (m *sim) run() {
 			break
 		}
 		next := nextPass
-		if busy {
+		switch {
+		case busy && m.everyTick:
+			next = earlier(next, t.Add(taintLoopPeriod))
+		case busy:
 			next = earlier(next, m.nextDrain(t))
 		}
 		if next.After(limit) {

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/evictkit/eviction/examples/whatif/internal/gensnap"
 	"github.com/evictkit/eviction/nodelifecycle"
 )
 
@@ -245,5 +246,52 @@ func TestRuleControlPlaneDownFullZoneKeepsRate(t *testing.T) {
 		if e.Kind == kindStays && !strings.HasPrefix(e.Detail, "stays: static pod") && !strings.HasPrefix(e.Detail, "stays: DaemonSet") {
 			t.Errorf("%s stays for another reason: %s", e.Pod, e.Detail)
 		}
+	}
+}
+
+// Skipping the tainting passes while every token bucket is empty gives the
+// timeline that a pass every 100 ms gives: for a whole zone down (tainted at
+// the eviction rate), most of a large zone (partial disruption: the
+// secondary rate), a zone and some of another, and a few nodes.
+func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
+	c := gensnap.Config{Nodes: 180, Zones: 3, PodsPerNode: 2, Format: gensnap.JSON}
+	var b bytes.Buffer
+	if err := gensnap.Write(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	s, err := readSnapshot(&b, "generated snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoneA, zoneB := gensnap.ZoneNodes(c, 0), gensnap.ZoneNodes(c, 1)
+	cases := map[string][]string{
+		"a whole zone":               zoneA,
+		"most of a large zone":       zoneA[:40],
+		"a few nodes of every zone":  {zoneA[3], zoneB[4], gensnap.ZoneNodes(c, 2)[5]},
+		"a whole zone and some more": append(slices.Clone(zoneB), zoneA[:10]...),
+		"eight nodes of a zone":      zoneB[:8],
+	}
+	for name, nodes := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim := func(everyTick bool) *sim {
+				m := newSim(s, s.t0())
+				m.everyTick = everyTick
+				for _, n := range nodes {
+					if m.byName[n] != nil {
+						m.silence(n)
+					}
+				}
+				m.run()
+				return m
+			}
+			want, got := sim(true), sim(false)
+			if len(got.taintedAt) == 0 {
+				t.Fatal("nothing tainted: the case tests nothing")
+			}
+			if !reflect.DeepEqual(got.events, want.events) || !slices.Equal(got.notes, want.notes) {
+				t.Errorf("timeline with skipping differs from the one polling every 100 ms:\ngot  %d events, %d notes\nwant %d events, %d notes",
+					len(got.events), len(got.notes), len(want.events), len(want.notes))
+			}
+		})
 	}
 }
