@@ -1,0 +1,174 @@
+package taintevictioncontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+
+	"github.com/evictkit/eviction/tolerations"
+)
+
+// ControllerName is the controller's name in kube-controller-manager
+// (--controllers), and the source of the events it emits.
+const ControllerName = "taint-eviction-controller"
+
+// Event reason and messages upstream emits for a pod's eviction.
+const (
+	EventReason = "TaintManagerEviction"
+)
+
+// NodeNameIndex is the pod informer index, by spec.nodeName, that the
+// controller adds (unless it is there already) to find a node's pods.
+const NodeNameIndex = "spec.nodeName"
+
+// Config is what New needs. Client, Pods and Nodes are required.
+type Config struct {
+	// Client deletes pods and patches their status.
+	Client kubernetes.Interface
+	// Pods and Nodes are the shared informers the controller watches. New
+	// adds NodeNameIndex to Pods unless it exists.
+	Pods  coreinformers.PodInformer
+	Nodes coreinformers.NodeInformer
+	// Recorder receives the controller's events; nil sends them to the API
+	// server with ControllerName as source.
+	Recorder record.EventRecorder
+	// Metrics records deletions; nil records nothing.
+	Metrics *Metrics
+	// Logger receives the controller's log lines; nil discards them.
+	Logger *slog.Logger
+	// Clock is the controller's time; nil is the real clock.
+	Clock clock.WithTicker
+	// Tolerations are the matching options (the Lt/Gt gate); the zero
+	// value is upstream's default.
+	Tolerations tolerations.Options
+}
+
+// Controller deletes the pods that do not tolerate their node's NoExecute
+// taints, at once or when their toleration runs out, as kube-controller-
+// manager's taint-eviction controller does.
+type Controller struct {
+	cfg         Config
+	ownRecorder bool
+	deleter     deleter
+	core        *core
+}
+
+// New returns a controller over cfg's informers; nothing happens until Run.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Pods == nil || cfg.Nodes == nil {
+		return nil, errors.New("taint eviction: Config needs Client, Pods and Nodes")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	pods := cfg.Pods.Informer()
+	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
+		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {
+			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+				return []string{pod.Spec.NodeName}, nil
+			}
+			return nil, nil
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("taint eviction: pod index %s: %w", NodeNameIndex, err)
+		}
+	}
+	c := &Controller{cfg: cfg, deleter: deleter{client: cfg.Client, now: cfg.Clock.Now}}
+	return c, nil
+}
+
+// Run watches the informers and deletes pods until ctx ends; the informers
+// must be started by the caller. On return nothing scheduled survives: a
+// controller started later (the next leader) recomputes every eviction from
+// its own informers. Run returns nil when ctx ends, an error if the caches
+// never synced.
+func (c *Controller) Run(ctx context.Context) error {
+	recorder := c.cfg.Recorder
+	if recorder == nil {
+		b := record.NewBroadcaster(record.WithContext(ctx))
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.cfg.Client.CoreV1().Events("")})
+		defer b.Shutdown()
+		recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: ControllerName})
+	}
+	c.core = newCore(c.cfg, recorder, c.evict)
+	defer c.core.shutdown()
+
+	podReg, err := c.cfg.Pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.core.podUpdated(nil, asPod(obj)) },
+		UpdateFunc: func(old, obj any) { c.core.podUpdated(asPod(old), asPod(obj)) },
+		DeleteFunc: func(obj any) { c.core.podUpdated(asPod(obj), nil) },
+	})
+	if err != nil {
+		return fmt.Errorf("taint eviction: pod handler: %w", err)
+	}
+	defer func() { _ = c.cfg.Pods.Informer().RemoveEventHandler(podReg) }()
+	nodeReg, err := c.cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.core.nodeUpdated(nil, asNode(obj)) },
+		UpdateFunc: func(old, obj any) { c.core.nodeUpdated(asNode(old), asNode(obj)) },
+		DeleteFunc: func(obj any) { c.core.nodeUpdated(asNode(obj), nil) },
+	})
+	if err != nil {
+		return fmt.Errorf("taint eviction: node handler: %w", err)
+	}
+	defer func() { _ = c.cfg.Nodes.Informer().RemoveEventHandler(nodeReg) }()
+
+	if !cache.WaitForCacheSync(ctx.Done(), podReg.HasSynced, nodeReg.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("taint eviction: caches did not sync")
+	}
+	c.cfg.Logger.Info("started", "controller", ControllerName)
+	<-ctx.Done()
+	c.cfg.Logger.Info("stopping", "controller", ControllerName)
+	return nil
+}
+
+// evict is the deletion the core calls when a pod's eviction is due.
+func (c *Controller) evict(ctx context.Context, ref PodRef, fireAt time.Time) error {
+	deleted, err := c.deleter.deletePod(ctx, ref)
+	if err != nil {
+		c.cfg.Logger.Error("deletion failed", "pod", ref.String(), "err", err)
+		return err
+	}
+	if deleted {
+		c.cfg.Metrics.deleted(fireAt, c.cfg.Clock.Now())
+		c.cfg.Logger.Info("deleted pod", "pod", ref.String())
+	}
+	return nil
+}
+
+func podRef(ref types.NamespacedName, uid types.UID) PodRef {
+	return PodRef{Namespace: ref.Namespace, Name: ref.Name, UID: uid}
+}
+
+func asPod(obj any) *v1.Pod {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	pod, _ := obj.(*v1.Pod)
+	return pod
+}
+
+func asNode(obj any) *v1.Node {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	node, _ := obj.(*v1.Node)
+	return node
+}
