@@ -409,7 +409,7 @@ func BenchmarkTimedQueue(b *testing.B) {
 		benchAddCancel(b, add, cancel, n)
 	})
 	b.Run("items=1M/evictkit", func(b *testing.B) {
-		q := timedqueue.New(func(context.Context, string, time.Time) error { return nil })
+		q := timedqueue.New(func(context.Context, string, time.Time) error { return nil }, timedqueue.Options[string]{})
 		add := func() {
 			now := time.Now()
 			for _, k := range keys {

@@ -230,7 +230,7 @@ func TestNoExecuteAction(t *testing.T) {
 		state := rapid.SampledFrom([]queueState{"absent", "queued", "processed"}).Draw(t, "queue")
 
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
-		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)))
+		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.RateLimitedOptions{})
 		for _, q := range []interface {
 			Add(string, any) bool
 		}{upQ, ourQ} {

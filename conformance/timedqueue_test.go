@@ -67,8 +67,13 @@ type queuePair struct {
 
 // newQueuePair returns a pair at gen.Epoch. The library's queue has no
 // bound on workers, as upstream's, unless opts (applied last) set one.
-func newQueuePair(t tester, opts ...timedqueue.Option) *queuePair {
+func newQueuePair(t tester, opts ...timedqueue.Options[string]) *queuePair {
 	p := &queuePair{t: t, upClock: testingclock.NewFakeClock(gen.Epoch), ourClock: testingclock.NewFakeClock(gen.Epoch)}
+	o := timedqueue.Options[string]{Unbounded: true}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Clock = p.ourClock
 	p.upQ = tainteviction.CreateWorkerQueueWithClock(func(_ context.Context, fireAt time.Time, args *tainteviction.WorkArgs) error {
 		p.upRuns.add(args.KeyFromWorkArgs(), fireAt)
 		return nil
@@ -76,7 +81,7 @@ func newQueuePair(t tester, opts ...timedqueue.Option) *queuePair {
 	p.ourQ = timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
 		p.ourRuns.add(key, fireAt)
 		return nil
-	}, append([]timedqueue.Option{timedqueue.WithClock(p.ourClock), timedqueue.WithWorkers(0)}, opts...)...)
+	}, o)
 	return p
 }
 
@@ -206,7 +211,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 			<-release
 			ourRuns.add(key, fireAt)
 			return nil
-		}, timedqueue.WithClock(ourClock))
+		}, timedqueue.Options[string]{Clock: ourClock})
 		now := gen.Epoch
 		// A timer-started item, running (blocked).
 		upQ.AddWork(context.Background(), workArgs("ns/k"), now, now.Add(time.Second))
@@ -254,7 +259,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		// is whatever the timers and the Go scheduler make it: only the set
 		// is upstream's answer. The library starts them in (FireAt,
 		// insertion) order.
-		p := newQueuePair(t, timedqueue.WithWorkers(1))
+		p := newQueuePair(t, timedqueue.Options[string]{Workers: 1})
 		keys := []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}
 		fireAt := gen.Epoch.Add(time.Second)
 		for _, k := range keys {
@@ -279,7 +284,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		upQ := tainteviction.CreateWorkerQueueWithClock(func(context.Context, time.Time, *tainteviction.WorkArgs) error { return nil },
 			testingclock.NewFakeClock(gen.Epoch))
 		ourQ := timedqueue.New(func(context.Context, string, time.Time) error { return nil },
-			timedqueue.WithClock(testingclock.NewFakeClock(gen.Epoch)))
+			timedqueue.Options[string]{Clock: testingclock.NewFakeClock(gen.Epoch)})
 		upQ.CancelAndWait()
 		if err := ourQ.Shutdown(context.Background()); err != nil {
 			t.Fatal(err)
@@ -308,7 +313,7 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
-		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.WithClock(testingclock.NewFakeClock(gen.Epoch)))
+		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.RateLimitedOptions{Clock: testingclock.NewFakeClock(gen.Epoch)})
 		values := []string{"a", "b", "c", "d", "e"}
 		for _, v := range values {
 			upQ.Add(v, nil)
@@ -342,7 +347,7 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(1, 1, upClock))
-		ourQ := timedqueue.NewRateLimited[string](1, timedqueue.WithClock(ourClock))
+		ourQ := timedqueue.NewRateLimited[string](1, timedqueue.RateLimitedOptions{Clock: ourClock})
 		upQ.SwapLimiter(0)
 		upQ.SwapLimiter(1)
 		ourQ.SetRate(0)
@@ -392,7 +397,7 @@ func TestRateLimitedQueue(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(qps, 1, upClock))
-		ourQ := timedqueue.NewRateLimited[string](qps, timedqueue.WithClock(ourClock))
+		ourQ := timedqueue.NewRateLimited[string](qps, timedqueue.RateLimitedOptions{Clock: ourClock})
 		var history []string
 		fail := func(format string, args ...any) {
 			t.Fatalf("%s\nafter: %s", fmt.Sprintf(format, args...), strings.Join(history, "; "))

@@ -20,6 +20,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/evictkit/eviction/conformance/internal/gen"
+	tecore "github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/tolerations"
 )
 
@@ -236,12 +237,12 @@ func checkNoExecuteSequence(t *rapid.T, gate bool) {
 			}
 			return
 		}
-		var existing *tolerations.Scheduled
+		var existing *tecore.Scheduled
 		if it, ok := ours.items[key.String()]; ok {
-			existing = &tolerations.Scheduled{CreatedAt: it[0], FireAt: it[1]}
+			existing = &tecore.Scheduled{CreatedAt: it[0], FireAt: it[1]}
 		}
-		a := tolerations.Reconcile(d, existing, now)
-		tolerations.ApplyAction(ours, key.String(), a)
+		a := tecore.Reconcile(d, existing, now)
+		tecore.ApplyAction(ours, key.String(), a)
 		history = append(history, fmt.Sprintf("step %d at %v: taints %s, tolerations %s: evictkit decision %v, action %v",
 			step, now.Sub(gen.Epoch), show(taints), show(tols), d, a))
 

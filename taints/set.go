@@ -143,3 +143,15 @@ func AlreadyExists(existing, add []v1.Taint) string {
 	}
 	return strings.Join(keys, ",")
 }
+
+// OnlyNoExecute returns the taints of list with effect NoExecute, in order, in a fresh non-nil
+// slice: the list the taint-eviction controller keeps per node (upstream's getNoExecuteTaints).
+func OnlyNoExecute(list []v1.Taint) []v1.Taint {
+	out := []v1.Taint{}
+	for i := range list {
+		if list[i].Effect == v1.TaintEffectNoExecute {
+			out = append(out, list[i])
+		}
+	}
+	return out
+}

@@ -191,3 +191,14 @@ func clone(list []v1.Taint) []v1.Taint {
 	}
 	return out
 }
+
+func TestOnlyNoExecute(t *testing.T) {
+	got := OnlyNoExecute([]v1.Taint{
+		{Key: "a", Effect: v1.TaintEffectNoSchedule}, {Key: "b", Value: "1", Effect: v1.TaintEffectNoExecute},
+		{Key: "c", Effect: v1.TaintEffectPreferNoSchedule}, {Key: "d", Effect: v1.TaintEffectNoExecute},
+	})
+	assert.Equal(t, []v1.Taint{{Key: "b", Value: "1", Effect: v1.TaintEffectNoExecute}, {Key: "d", Effect: v1.TaintEffectNoExecute}}, got)
+	empty := OnlyNoExecute(nil)
+	assert.NotNil(t, empty)
+	assert.Empty(t, empty)
+}

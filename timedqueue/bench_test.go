@@ -105,7 +105,7 @@ func impls() []impl {
 	noop := func(context.Context, string, time.Time) error { return nil }
 	return []impl{
 		{"heap", func() (scheduler, func(), func()) {
-			q := New(noop)
+			q := New(noop, Options[string]{})
 			return q, func() { _ = q.Idle(context.Background()) }, func() { _ = q.Shutdown(context.Background()) }
 		}},
 		{"per-item-timers", func() (scheduler, func(), func()) {
@@ -308,7 +308,7 @@ func BenchmarkRateLimited(b *testing.B) {
 	for _, sz := range benchSizes[:2] {
 		keys := benchKeys("node", sz.n)
 		b.Run("add-remove/"+sz.name, func(b *testing.B) {
-			r := NewRateLimited[string](always)
+			r := NewRateLimited[string](always, RateLimitedOptions{})
 			for _, k := range keys {
 				r.Add(k, nil)
 			}
@@ -322,7 +322,7 @@ func BenchmarkRateLimited(b *testing.B) {
 			// Every value is retried 1 ns later: one Try hands out all n,
 			// then the clock moves 1 ns and they are due again.
 			clk := testclock.NewFakeClock(t0)
-			r := NewRateLimited[string](always, WithClock(clk))
+			r := NewRateLimited[string](always, RateLimitedOptions{Clock: clk})
 			for _, k := range keys {
 				r.Add(k, nil)
 			}

@@ -22,7 +22,7 @@ func ExampleQueue() {
 	q := timedqueue.New(func(_ context.Context, pod types.NamespacedName, fireAt time.Time) error {
 		fmt.Printf("%5v delete %v (due %v)\n", clk.Since(start), pod, fireAt.Sub(start))
 		return nil
-	}, timedqueue.WithClock(clk), timedqueue.WithWorkers(1))
+	}, timedqueue.Options[types.NamespacedName]{Clock: clk, Workers: 1})
 	ctx := context.Background()
 
 	// The node is tainted at start; the pods tolerate it for these long.
@@ -64,7 +64,7 @@ func ExampleQueue_Replace() {
 	q := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
 		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), key, fireAt.Sub(start))
 		return nil
-	}, timedqueue.WithClock(clk), timedqueue.WithWorkers(1))
+	}, timedqueue.Options[string]{Clock: clk, Workers: 1})
 	ctx := context.Background()
 
 	q.Add("ns/pod", start, start.Add(time.Minute))
@@ -88,7 +88,7 @@ func ExampleQueue_Replace() {
 
 // Durable retries: the work fails twice, and the queue tries again after 1 s
 // and then 2 s on its clock.
-func ExampleWithRetry() {
+func ExampleRetry() {
 	clk := testclock.NewFakeClock(start)
 	failures := 2
 	q := timedqueue.New(func(_ context.Context, key string, _ time.Time) error {
@@ -99,8 +99,9 @@ func ExampleWithRetry() {
 		}
 		fmt.Printf("%v %s: done\n", clk.Since(start), key)
 		return nil
-	}, timedqueue.WithClock(clk), timedqueue.WithWorkers(1),
-		timedqueue.WithRetry(timedqueue.Retry{MaxAttempts: 5, Initial: time.Second}))
+	}, timedqueue.Options[string]{
+		Clock: clk, Workers: 1, Retry: timedqueue.Retry{MaxAttempts: 5, Initial: time.Second},
+	})
 	ctx := context.Background()
 
 	q.Add("ns/pod", start, start)
@@ -120,7 +121,7 @@ func ExampleWithRetry() {
 // eviction rate of 0.1 nodes per second, one node every ten seconds.
 func ExampleRateLimited() {
 	clk := testclock.NewFakeClock(start)
-	zone := timedqueue.NewRateLimited[string](0.1, timedqueue.WithClock(clk))
+	zone := timedqueue.NewRateLimited[string](0.1, timedqueue.RateLimitedOptions{Clock: clk})
 	for _, node := range []string{"node-a", "node-b", "node-c"} {
 		zone.Add(node, "uid-"+node)
 	}
@@ -143,7 +144,7 @@ func ExampleRateLimited() {
 // queue (upstream's stopped limiter already reports rate 1).
 func ExampleRateLimited_SetRate() {
 	clk := testclock.NewFakeClock(start)
-	zone := timedqueue.NewRateLimited[string](1, timedqueue.WithClock(clk))
+	zone := timedqueue.NewRateLimited[string](1, timedqueue.RateLimitedOptions{Clock: clk})
 	zone.Add("node-a", nil)
 	zone.SetRate(0)
 	taint := func(v timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 }

@@ -49,8 +49,9 @@ type Item[K comparable] struct {
 // Slot positions below zero are states of a slot that is not in the heap.
 const (
 	posRunning  int32 = -1 // popped to run; its key still maps to it
-	posReleased int32 = -2 // popped to run; its key was released by a cancel
+	posReleased int32 = -2 // popped to run; its key was released by a cancel or a newer item
 	posFree     int32 = -3 // on the free list
+	posHeld     int32 = -4 // pending, but its key's previous call still runs
 )
 
 // shrinkAbove is the slab capacity at or below which a heap never gives
@@ -121,11 +122,17 @@ type Heap[K comparable] struct {
 	elems   []elem
 	seq     uint64
 	running int // slots in posRunning
+	held    int // slots in posHeld
 	lowUse  int // releases since the slab was last at least a quarter in use
+
+	// busy maps the key of every call in posReleased to its slot, so that
+	// a new item for that key is held until the call returns. It is empty
+	// unless a running key was cancelled or added again.
+	busy map[K]int32
 }
 
 // Len returns the number of pending items. O(1).
-func (h *Heap[K]) Len() int { return len(h.elems) }
+func (h *Heap[K]) Len() int { return len(h.elems) + h.held }
 
 // Push adds a pending item for key, due at fireAt, and reports true; it
 // reports false and changes nothing when key is already present.
@@ -233,6 +240,13 @@ func (h *Heap[K]) Clear() {
 		delete(h.idx, h.slots[e.slot].key)
 		h.freeSlot(e.slot)
 	}
+	for k := range h.busy {
+		if s, ok := h.idx[k]; ok && h.slots[s].pos == posHeld {
+			delete(h.idx, k)
+			h.freeSlot(s)
+			h.held--
+		}
+	}
 	clear(h.elems)
 	h.elems = h.elems[:0]
 	h.maybeShrink()
@@ -260,7 +274,7 @@ func (h *Heap[K]) headDue(now time.Time) bool {
 func (h *Heap[K]) item(s int32) Item[K] {
 	sl := &h.slots[s]
 	st := Pending
-	if sl.pos < 0 {
+	if sl.pos < 0 && sl.pos != posHeld {
 		st = Running
 	}
 	return Item[K]{Key: sl.key, CreatedAt: sl.createdAt, FireAt: sl.fireAt, State: st, Attempts: int(sl.attempts)}
@@ -270,57 +284,125 @@ func (h *Heap[K]) item(s int32) Item[K] {
 // so that starting and finishing an item costs no map operation.
 
 // start pops the first pending item if it is due at now and keeps its slot
-// (and its key) as running.
-func (h *Heap[K]) start(now time.Time) (int32, Item[K], bool) {
+// (and its key) as running. due is the time the item was due at.
+func (h *Heap[K]) start(now time.Time) (int32, Item[K], time.Time, bool) {
 	if !h.headDue(now) {
-		return 0, Item[K]{}, false
+		return 0, Item[K]{}, time.Time{}, false
 	}
-	s := h.elems[0].slot
+	e := h.elems[0]
 	h.removeAt(0)
-	h.slots[s].pos = posRunning
+	h.slots[e.slot].pos = posRunning
 	h.running++
-	it := h.item(s)
-	return s, it, true
+	it := h.item(e.slot)
+	return e.slot, it, time.Unix(e.sec, int64(e.nsec)), true
 }
 
-// cancel removes key in whatever state it is: a pending item is deleted, a
-// running one is released (its slot stays with the running call). It
-// returns the state the key was in (0 if absent) and whether it was the
-// heap's head.
+// add pushes a new item for key as [Queue.Add] does: it reports false when
+// key is pending; when key's call is running, the new item is held until
+// the call returns. held reports that.
+func (h *Heap[K]) add(key K, createdAt, fireAt time.Time) (s int32, ok, held bool) {
+	if s, ok := h.idx[key]; ok {
+		if h.slots[s].pos != posRunning {
+			return 0, false, false
+		}
+		h.releaseRunning(s)
+		return h.pushHeld(key, createdAt, fireAt), true, true
+	}
+	if len(h.busy) > 0 {
+		if _, ok := h.busy[key]; ok {
+			return h.pushHeld(key, createdAt, fireAt), true, true
+		}
+	}
+	s, ok = h.push(key, createdAt, fireAt)
+	return s, ok, false
+}
+
+// pushHeld stores a new item for key outside the heap, in posHeld.
+func (h *Heap[K]) pushHeld(key K, createdAt, fireAt time.Time) int32 {
+	if h.idx == nil {
+		h.idx = make(map[K]int32)
+	}
+	s := h.alloc()
+	h.slots[s] = slot[K]{key: key, createdAt: createdAt, fireAt: fireAt, pos: posHeld}
+	h.idx[key] = s
+	h.held++
+	return s
+}
+
+// releaseRunning detaches running slot s from its key: the call goes on,
+// and the key is free for a new item, which is held until the call returns.
+func (h *Heap[K]) releaseRunning(s int32) {
+	sl := &h.slots[s]
+	delete(h.idx, sl.key)
+	sl.pos = posReleased
+	h.running--
+	if h.busy == nil {
+		h.busy = make(map[K]int32)
+	}
+	h.busy[sl.key] = s
+}
+
+// cancel removes key in whatever state it is: a pending or held item is
+// deleted, a running one is released (its slot stays with the running
+// call). It returns the state the key was in (0 if absent) and whether it
+// was the heap's head.
 func (h *Heap[K]) cancel(key K) (st State, head bool) {
 	s, ok := h.idx[key]
 	if !ok {
 		return 0, false
 	}
-	delete(h.idx, key)
-	sl := &h.slots[s]
-	if pos := sl.pos; pos >= 0 {
+	switch pos := h.slots[s].pos; {
+	case pos >= 0:
+		delete(h.idx, key)
 		h.removeAt(int(pos))
 		h.release(s)
 		return Pending, pos == 0
+	case pos == posHeld:
+		delete(h.idx, key)
+		h.held--
+		h.release(s)
+		return Pending, false
 	}
-	sl.pos = posReleased
-	h.running--
+	h.releaseRunning(s)
 	return Running, false
 }
 
-// finish ends the run of slot s: its key is deleted unless a cancel released
-// it already (then the key may belong to a newer item, which stays).
-func (h *Heap[K]) finish(s int32) {
+// finish ends the run of slot s: its key is deleted unless the slot was
+// released (then the key may belong to a newer item, which stays, and
+// which enters the heap now if it was held). It reports whether a held
+// item entered the heap.
+func (h *Heap[K]) finish(s int32) (promoted bool) {
 	sl := &h.slots[s]
 	if sl.pos == posRunning {
 		delete(h.idx, sl.key)
 		h.running--
+	} else {
+		promoted = h.unbusy(sl.key)
 	}
 	h.release(s)
+	return promoted
+}
+
+// unbusy forgets the released call of key and moves the item held behind
+// it, if any, into the heap.
+func (h *Heap[K]) unbusy(key K) bool {
+	delete(h.busy, key)
+	t, ok := h.idx[key]
+	if !ok || h.slots[t].pos != posHeld {
+		return false
+	}
+	h.held--
+	h.pushElem(t, h.slots[t].fireAt)
+	return true
 }
 
 // retry puts running slot s back in the heap, due at due, and counts one
-// more failed attempt. A released slot is freed instead and retry reports
-// false.
+// more failed attempt. A released slot is freed instead (and the item held
+// behind it enters the heap) and retry reports false.
 func (h *Heap[K]) retry(s int32, due time.Time) bool {
 	sl := &h.slots[s]
 	if sl.pos != posRunning {
+		h.unbusy(sl.key)
 		h.release(s)
 		return false
 	}

@@ -208,7 +208,7 @@ func TestHeap(t *testing.T) {
 			for i := range 2 * shrinkAbove {
 				h.Push(strconv.Itoa(i), t0, sec(i))
 			}
-			s, it, ok := h.start(sec(0))
+			s, it, _, ok := h.start(sec(0))
 			require.True(t, ok)
 			require.Equal(t, "0", it.Key)
 			popAll(h, sec(2*shrinkAbove))

@@ -2,14 +2,11 @@ package timedqueue
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"k8s.io/utils/clock"
 )
-
-// DefaultWorkers is the number of work calls a [Queue] runs at once unless
-// [WithWorkers] says otherwise.
-const DefaultWorkers = 16
 
 const (
 	// DefaultRetryInitial is the first backoff wait of a [Retry] whose
@@ -19,76 +16,76 @@ const (
 	DefaultRetryMax = 5 * time.Minute
 )
 
-// Option configures [New] and [NewRateLimited]. Options that a constructor
-// has no use for are ignored by it.
-type Option func(*config)
+// Options configures [New]. The zero value is a usable queue on the real
+// clock with GOMAXPROCS workers, no retries, no error handler and no
+// metrics.
+type Options[K comparable] struct {
+	// Name names the queue in its metrics (client-go's workqueue name). A
+	// queue without a name reports no metrics, as client-go's does.
+	Name string
 
-type config struct {
-	clock   clock.Clock
-	workers int
-	ctx     context.Context
-	onError any // func(K, error) for the Queue's K
-	retry   Retry
+	// Clock is the clock the queue reads and arms its one timer on; nil
+	// means the real clock. Any [clock.WithTicker], such as
+	// k8s.io/utils/clock/testing.FakeClock, qualifies.
+	Clock clock.Clock
+
+	// Workers bounds the number of work calls that run at once; 0 or less
+	// means GOMAXPROCS, as in package preemption. Due items that find every
+	// worker busy wait, still pending and cancellable, and start in
+	// (FireAt, insertion) order as workers free up. With 1, work calls
+	// never overlap, which makes a fake-clock run fully deterministic.
+	Workers int
+
+	// Unbounded starts every due item in its own goroutine at once, as
+	// upstream's TimedWorkerQueue does; Workers is then ignored.
+	Unbounded bool
+
+	// Context is the parent of the context handed to every work call; nil
+	// means [context.Background]. [Queue.Shutdown] cancels the derived
+	// context, so running calls see ctx.Done.
+	Context context.Context
+
+	// OnError, if set, is called outside the queue's lock with the key and
+	// the error of every item whose work failed for good: at once without
+	// Retry, after the last attempt with it. Upstream logs the error.
+	OnError func(key K, err error)
+
+	// Retry configures retries of failed work calls; the zero value makes
+	// one call per item, as upstream does.
+	Retry Retry
+
+	// Metrics, if set (and Name is not empty), receives the queue's
+	// metrics under client-go workqueue's names and meanings; see
+	// [MetricsProvider]. Nil costs nothing.
+	Metrics MetricsProvider
 }
 
-func newConfig(opts []Option) config {
-	c := config{clock: clock.RealClock{}, workers: DefaultWorkers, ctx: context.Background()}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
+// workers returns the bound on concurrent work calls, 0 for none.
+func (o *Options[K]) workers() int {
+	switch {
+	case o.Unbounded:
+		return 0
+	case o.Workers <= 0:
+		return runtime.GOMAXPROCS(0)
 	}
-	return c
+	return o.Workers
 }
 
-// WithClock sets the clock that a [Queue] reads and arms its one timer on,
-// and that a [RateLimited] reads for its token bucket and process times. A
-// nil clock, like no option, means the real clock. Any [clock.WithTicker]
-// (such as k8s.io/utils/clock/testing.FakeClock) qualifies: the queue only
-// needs [clock.Clock].
-func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c != nil {
-			cfg.clock = c
-		}
-	}
-}
-
-// WithWorkers bounds the number of work calls a [Queue] runs at once (default
-// [DefaultWorkers]). Due items that find every worker busy wait, still
-// pending and cancellable, and start in (FireAt, insertion) order as workers
-// free up. n ≤ 0 removes the bound: every due item starts its own goroutine
-// at once, as upstream does. With n = 1 work calls never overlap, which makes
-// a fake-clock run fully deterministic.
-func WithWorkers(n int) Option {
-	return func(cfg *config) { cfg.workers = n }
-}
-
-// WithContext sets the context handed to every work call (default
-// [context.Background]). The queue never cancels it.
-func WithContext(ctx context.Context) Option {
-	return func(cfg *config) {
-		if ctx != nil {
-			cfg.ctx = ctx
-		}
-	}
-}
-
-// WithErrorHandler sets a function that a [Queue] calls, outside its lock,
-// with the key and the error of every item whose work failed for good: at
-// once without [WithRetry], after the last attempt with it. The handler's key
-// type must be the Queue's; [New] panics on a mismatch, a programmer error.
-func WithErrorHandler[K comparable](f func(key K, err error)) Option {
-	return func(cfg *config) {
-		if f != nil {
-			cfg.onError = f
-		}
-	}
+// RateLimitedOptions configures [NewRateLimited]. The zero value uses the
+// real clock.
+type RateLimitedOptions struct {
+	// Clock is the clock the queue reads for its token bucket and its
+	// process times; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Retry configures how a [Queue] retries failed work calls. The zero value
 // makes one call per item, as upstream does (its pod-deletion work retries
 // by itself, five times 10 ms apart, and then the eviction is dropped).
+//
+// While an item waits for its next attempt it is Pending (with its
+// original FireAt and a non-zero Attempts): Cancel and Replace act on it,
+// Shutdown drops it. Waits are measured on the queue's clock.
 type Retry struct {
 	// MaxAttempts is the greatest number of calls per item, the first
 	// included. 0 and 1 mean one call; a negative value retries until the
@@ -99,14 +96,6 @@ type Retry struct {
 	Initial time.Duration
 	// Max caps the wait ([DefaultRetryMax] when zero or negative).
 	Max time.Duration
-}
-
-// WithRetry makes a [Queue] retry failed work calls with bounded exponential
-// backoff measured on the queue's clock. While it waits for its next
-// attempt an item is Pending (with its original FireAt and a non-zero
-// Attempts): Cancel and Replace act on it, Shutdown drops it. Off by default.
-func WithRetry(r Retry) Option {
-	return func(cfg *config) { cfg.retry = r }
 }
 
 // retries reports whether an item that has now failed `failed` times gets

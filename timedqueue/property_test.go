@@ -203,7 +203,7 @@ func TestQueueMatchesModel(t *testing.T) {
 			defer mu.Unlock()
 			got = append(got, ran[int]{Key: k, FireAt: fireAt, At: clk.Now()})
 			return nil
-		}, WithClock(clk), WithWorkers(1))
+		}, Options[int]{Clock: clk, Workers: 1})
 		defer func() { _ = q.Shutdown(context.Background()) }()
 
 		var m model
@@ -312,7 +312,7 @@ func TestQueueWorkersProperty(t *testing.T) {
 			active--
 			mu.Unlock()
 			return nil
-		}, WithClock(clk), WithWorkers(workers))
+		}, Options[int]{Clock: clk, Workers: workers, Unbounded: workers == 0})
 		defer func() { _ = q.Shutdown(context.Background()) }()
 		n := rapid.IntRange(0, 60).Draw(t, "n")
 		for k := range n {
@@ -346,7 +346,7 @@ func TestQueueWorkersProperty(t *testing.T) {
 func TestRateLimitedMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		clk := testclock.NewFakeClock(t0)
-		rs := NewRateLimited[int](always, WithClock(clk))
+		rs := NewRateLimited[int](always, RateLimitedOptions{Clock: clk})
 		var m model
 		processed := map[int]bool{}
 		key := rapid.IntRange(0, 7)
@@ -447,5 +447,203 @@ func TestRateLimitedBucketLaw(t *testing.T) {
 				t.Fatalf("%d values by %v at %v qps", n, clk.Since(t0), qps)
 			}
 		}
+	})
+}
+
+// heldCall is one work call of TestQueueHeldMatchesModel: it blocks until
+// its gate is closed.
+type heldCall struct {
+	key    int
+	fireAt time.Time
+	gate   chan struct{}
+}
+
+// TestQueueHeldMatchesModel is the state machine of one key per call: work
+// calls block until the test lets them return, so adds, replaces and
+// cancels meet running calls. The model: a key has at most one pending
+// item and at most one running call; a pending item starts once it is due
+// and its key has no running call; Add succeeds unless an item is pending.
+// So a held re-add runs exactly once, after the running call, and never
+// beside it.
+func TestQueueHeldMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		clk := testclock.NewFakeClock(t0)
+		started := make(chan heldCall, 16)
+		finished := make(chan int, 16)
+		q := New(func(ctx context.Context, k int, fireAt time.Time) error {
+			g := make(chan struct{})
+			started <- heldCall{k, fireAt, g}
+			select {
+			case <-g:
+			case <-ctx.Done(): // Shutdown
+			}
+			finished <- k
+			return nil
+		}, Options[int]{Clock: clk, Unbounded: true})
+
+		type keyState struct {
+			pending  *mItem
+			running  *heldCall // the call in progress
+			released bool      // the running call no longer owns the key
+		}
+		const keys = 4
+		var st [keys]keyState
+		seq := 0
+		receive := func(t *rapid.T) heldCall {
+			select {
+			case c := <-started:
+				return c
+			case <-time.After(10 * time.Second): // a bound, not a timing assertion
+				t.Fatal("an expected call did not start")
+				return heldCall{}
+			}
+		}
+		// settle starts, in the model, every due pending item whose key is
+		// free, and checks that the queue started the same calls.
+		settle := func(t *rapid.T) {
+			now := clk.Now()
+			want := map[int]time.Time{}
+			for k := range st {
+				s := &st[k]
+				if s.pending != nil && s.running == nil && !s.pending.fireAt.After(now) {
+					want[k] = s.pending.fireAt
+				}
+			}
+			for n := len(want); n > 0; n-- {
+				c := receive(t)
+				f, ok := want[c.key]
+				if !ok || !f.Equal(c.fireAt) {
+					t.Fatalf("started %d (fire %v), want one of %v", c.key, c.fireAt.Sub(t0), want)
+				}
+				delete(want, c.key)
+				st[c.key].pending, st[c.key].running, st[c.key].released = nil, &c, false
+			}
+		}
+		defer func() {
+			// Shutdown drops what is pending and cancels the context of the
+			// calls still blocked, which then return.
+			if err := q.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := q.Len(); n != 0 {
+				t.Fatalf("Len after Shutdown = %d", n)
+			}
+		}()
+		key := rapid.IntRange(0, keys-1)
+		t.Repeat(map[string]func(*rapid.T){
+			"add": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				f := drawTime(t, clk.Now(), "fire")
+				s := &st[k]
+				wantOK := s.pending == nil
+				if ok := q.Add(k, clk.Now(), f); ok != wantOK {
+					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
+				}
+				if wantOK {
+					seq++
+					s.pending = &mItem{key: k, created: clk.Now(), fireAt: f, seq: seq}
+					s.released = s.running != nil
+				}
+				settle(t)
+			},
+			"replace": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				f := drawTime(t, clk.Now(), "fire")
+				s := &st[k]
+				wantOK := s.pending == nil || !s.pending.fireAt.Equal(f)
+				if ok := q.Replace(k, clk.Now(), f); ok != wantOK {
+					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
+				}
+				if wantOK {
+					seq++
+					s.pending = &mItem{key: k, created: clk.Now(), fireAt: f, seq: seq}
+					s.released = s.running != nil
+				}
+				settle(t)
+			},
+			"cancel": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				s := &st[k]
+				wantOK := s.pending != nil
+				if ok := q.Cancel(k); ok != wantOK {
+					t.Fatalf("Cancel(%d) = %v, want %v", k, ok, wantOK)
+				}
+				s.pending = nil
+				s.released = s.running != nil
+				settle(t)
+			},
+			"return": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				s := &st[k]
+				if s.running == nil {
+					t.Skip("no call runs for the key")
+				}
+				close(s.running.gate)
+				if got := <-finished; got != k {
+					t.Fatalf("call of %d returned, want %d", got, k)
+				}
+				s.running, s.released = nil, false
+				// The call has returned; wait until the queue has seen it:
+				// its running calls are the model's, plus the held item
+				// that may have started at once in its place.
+				want := 0
+				for i := range st {
+					if st[i].running != nil {
+						want++
+					}
+				}
+				if s.pending != nil && !s.pending.fireAt.After(clk.Now()) {
+					want++
+				}
+				for i := 0; ; i++ {
+					q.mu.Lock()
+					n := q.h.running + len(q.h.busy)
+					q.mu.Unlock()
+					if n == want {
+						break
+					}
+					if i == 1_000_000 {
+						t.Fatalf("%d calls run, want %d", n, want)
+					}
+					runtime.Gosched()
+				}
+				settle(t)
+			},
+			"step": func(t *rapid.T) {
+				clk.Step(time.Duration(rapid.IntRange(0, 30).Draw(t, "advance")) * 100 * time.Millisecond)
+				settle(t)
+			},
+			"": func(t *rapid.T) {
+				n := 0
+				for k := range st {
+					s := &st[k]
+					it, ok := q.Get(k)
+					switch {
+					case s.pending != nil:
+						n++
+						if !ok || it.State != Pending || !it.FireAt.Equal(s.pending.fireAt) {
+							t.Fatalf("Get(%d) = %+v, %v; want pending at %v", k, it, ok, s.pending.fireAt.Sub(t0))
+						}
+					case s.running != nil && !s.released:
+						n++
+						if !ok || it.State != Running || !it.FireAt.Equal(s.running.fireAt) {
+							t.Fatalf("Get(%d) = %+v, %v; want running", k, it, ok)
+						}
+					default:
+						if ok {
+							t.Fatalf("Get(%d) = %+v, want absent", k, it)
+						}
+					}
+				}
+				if q.Len() != n {
+					t.Fatalf("Len = %d, want %d", q.Len(), n)
+				}
+				select {
+				case c := <-started:
+					t.Fatalf("unexpected call of %d", c.key)
+				default:
+				}
+			},
+		})
 	})
 }

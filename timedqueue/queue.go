@@ -10,82 +10,103 @@ import (
 )
 
 // Queue runs one work call per key, no earlier than the key's fire time, on
-// a bounded pool of goroutines. It keeps its pending items in a [Heap],
-// arms one clock timer for the earliest of them, and holds no goroutine
-// while nothing is pending or running. All methods are safe for concurrent
-// use, also from inside a work call.
+// a bounded pool of goroutines, and never two calls for one key at once. It
+// keeps its pending items in a [Heap], arms one clock timer for the
+// earliest of them, and holds no goroutine while nothing is pending or
+// running. All methods are safe for concurrent use, also from inside a work
+// call.
 type Queue[K comparable] struct {
 	work    func(ctx context.Context, key K, fireAt time.Time) error
 	clock   clock.Clock
 	ctx     context.Context
-	workers int
+	cancel  context.CancelFunc // cancels ctx; called by Shutdown
+	workers int                // 0: no bound
 	onError func(K, error)
 	retry   Retry
+	name    string
 
 	mu        sync.Mutex
 	h         Heap[K]
-	active    int           // goroutines running work calls
-	closed    bool          // Shutdown was called
-	timer     clock.Timer   // the queue's one timer; nil until first armed
-	armed     bool          // timer is set for the wall time armedSec, armedNsec
-	armedSec  int64         // Unix seconds the timer is set for
-	armedNsec int32         // nanoseconds within armedSec
-	loop      bool          // the timer goroutine is alive
-	kick      chan struct{} // wakes the timer goroutine to re-check
-	idle      chan struct{} // closed when active drops to 0; nil if nobody waits
+	m         *metrics       // nil: no metrics
+	active    int            // goroutines running work calls
+	closed    bool           // Shutdown was called
+	timer     clock.Timer    // the queue's one timer; nil until first armed
+	armed     bool           // timer is set for the wall time armedSec, armedNsec
+	armedSec  int64          // Unix seconds the timer is set for
+	armedNsec int32          // nanoseconds within armedSec
+	loop      bool           // the timer goroutine is alive
+	kick      chan struct{}  // wakes the timer goroutine to re-check
+	idle      chan struct{}  // closed when active drops to 0; nil if nobody waits
+	bg        sync.WaitGroup // the timer and metrics goroutines
 }
 
 // New returns a queue that calls work(ctx, key, fireAt) once for every item
 // added, no earlier than the item's fire time, with the item's original
-// fire time. A nil work does nothing. See [Option] for the settings.
-func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) error, opts ...Option) *Queue[K] {
-	cfg := newConfig(opts)
+// fire time. A nil work does nothing. The zero [Options] are a queue on the
+// real clock with GOMAXPROCS workers.
+func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) error, opts Options[K]) *Queue[K] {
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
 	q := &Queue[K]{
 		work:    work,
-		clock:   cfg.clock,
-		ctx:     cfg.ctx,
-		workers: cfg.workers,
-		retry:   cfg.retry,
+		clock:   opts.Clock,
+		ctx:     ctx,
+		cancel:  cancel,
+		workers: opts.workers(),
+		onError: opts.OnError,
+		retry:   opts.Retry,
+		name:    opts.Name,
+		m:       newMetrics(opts.Metrics, opts.Name),
 		kick:    make(chan struct{}, 1),
+	}
+	if q.clock == nil {
+		q.clock = clock.RealClock{}
 	}
 	if q.work == nil {
 		q.work = func(context.Context, K, time.Time) error { return nil }
 	}
-	if cfg.onError != nil {
-		f, ok := cfg.onError.(func(K, error))
-		if !ok {
-			var zero K
-			panic(fmt.Sprintf("timedqueue: WithErrorHandler takes %T, want func(%T, error)", cfg.onError, zero))
-		}
-		q.onError = f
-	}
 	return q
 }
 
+// Name returns the queue's name from [Options.Name].
+func (q *Queue[K]) Name() string { return q.name }
+
 // Add schedules work for key, due once the clock reaches fireAt, and reports
-// true. It reports false and changes nothing when key is already pending or
-// running, or after [Queue.Shutdown]: the first add wins. An item due
-// already is dispatched at once, without waiting for the clock to move.
-// createdAt is only stored and handed back by [Queue.Get]. O(log n).
+// true. It reports false and changes nothing when key is already pending,
+// or after [Queue.Shutdown]: the first add wins. When key's call is running
+// (or was cancelled and still runs), Add reports true and holds the new
+// item: it is pending (Get, Cancel and Replace act on it) but starts only
+// after that call returns, so that one key never runs twice at once. An
+// item due already is dispatched at once, without waiting for the clock to
+// move. createdAt is only stored and handed back by [Queue.Get]. O(log n).
 func (q *Queue[K]) Add(key K, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return !q.closed && q.addLocked(key, createdAt, fireAt)
 }
 
-// addLocked pushes a new item for key, as [Queue.Add] does on an open queue.
+// addLocked adds a new item for key, as [Queue.Add] does on an open queue.
 func (q *Queue[K]) addLocked(key K, createdAt, fireAt time.Time) bool {
-	s, ok := q.h.push(key, createdAt, fireAt)
-	if ok && q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
+	s, ok, held := q.h.add(key, createdAt, fireAt)
+	if !ok {
+		return false
+	}
+	q.m.add()
+	if !held && q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
 		q.pumpLocked(q.clock.Now())
 	}
-	return ok
+	q.m.setDepth(q.h.Len())
+	return true
 }
 
 // Replace schedules key anew. On a pending key it sets the new times and
 // reports true, unless fireAt equals the stored FireAt (then false,
-// unchanged); on a running key it reports false; on an absent key it acts as
-// [Queue.Add]. O(log n).
+// unchanged); on a running or absent key it acts as [Queue.Add] (a new item,
+// held behind a running call). After [Queue.Shutdown] it reports false.
+// O(log n).
 func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -97,8 +118,14 @@ func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 		return q.addLocked(key, createdAt, fireAt)
 	}
 	sl := &q.h.slots[s]
-	if sl.pos < 0 || sl.fireAt.Equal(fireAt) { // running, or no change
+	switch {
+	case sl.pos == posRunning:
+		return q.addLocked(key, createdAt, fireAt)
+	case sl.fireAt.Equal(fireAt): // no change
 		return false
+	case sl.pos == posHeld: // not in the heap yet: only the times change
+		sl.createdAt, sl.fireAt, sl.attempts = createdAt, fireAt, 0
+		return true
 	}
 	wasHead := sl.pos == 0
 	q.h.update(s, createdAt, fireAt)
@@ -110,14 +137,17 @@ func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 
 // Cancel removes key. A pending item never runs and Cancel reports true. A
 // running call is not interrupted, but its key is released at once, so that
-// a later Add may schedule a new item; Cancel reports false then, as it does
-// for an absent key. O(log n).
+// a later Add may schedule a new item (held until the call returns); Cancel
+// reports false then, as it does for an absent key. O(log n).
 func (q *Queue[K]) Cancel(key K) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st, head := q.h.cancel(key)
 	if head && !q.armedForHeadLocked() { // the timer was set for the item just removed
 		q.pumpLocked(q.clock.Now())
+	}
+	if st == Pending {
+		q.m.setDepth(q.h.Len())
 	}
 	return st == Pending
 }
@@ -132,15 +162,16 @@ func (q *Queue[K]) armedForHeadLocked() bool {
 	return ok && q.armed && sec == q.armedSec && nsec == q.armedNsec
 }
 
-// Get returns a copy of the item stored for key, pending or running. O(1).
+// Get returns a copy of the item stored for key, pending or running; when a
+// new item is held behind a running call, the new item. O(1).
 func (q *Queue[K]) Get(key K) (Item[K], bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.h.Get(key)
 }
 
-// Len returns the number of keys the queue holds: pending items plus running
-// calls whose key was not released by Cancel. O(1).
+// Len returns the number of keys the queue holds: pending items (held ones
+// included) plus running calls whose key was not released. O(1).
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -163,17 +194,32 @@ func (q *Queue[K]) Idle(ctx context.Context) error {
 }
 
 // Shutdown drops every pending item without running it, makes later Adds
-// and Replaces report false, and waits until the running calls have
-// returned. It returns nil then, or the context's error (wrapped) if ctx ends
-// first; the running calls are never interrupted.
+// and Replaces report false, cancels the context handed to running calls
+// and waits until they have returned and the queue's own goroutines have
+// exited. It returns nil then, or the context's error (wrapped) if ctx ends
+// first. Calling it again waits again.
 func (q *Queue[K]) Shutdown(ctx context.Context) error {
 	q.mu.Lock()
 	q.closed = true
 	q.h.dropPending()
+	q.m.setDepth(0)
 	q.armLocked(q.clock.Now())
 	ch := q.waitLocked()
 	q.mu.Unlock()
-	return wait(ctx, ch, "shutdown")
+	q.cancel()
+	if err := wait(ctx, ch, "shutdown"); err != nil {
+		return err
+	}
+	bg := make(chan struct{})
+	go func() { q.bg.Wait(); close(bg) }()
+	return wait(ctx, bg, "shutdown")
+}
+
+// ShuttingDown reports whether [Queue.Shutdown] has been called.
+func (q *Queue[K]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
 }
 
 // waitLocked returns a channel that is closed when no call runs (nil when
@@ -204,12 +250,13 @@ func wait(ctx context.Context, ch chan struct{}, op string) error {
 // sets the timer for the next pending item.
 func (q *Queue[K]) pumpLocked(now time.Time) {
 	for q.workers <= 0 || q.active < q.workers {
-		s, it, ok := q.h.start(now)
+		s, it, due, ok := q.h.start(now)
 		if !ok {
 			break
 		}
 		q.active++
-		go q.run(s, it)
+		q.startedLocked(s, due, now)
+		go q.run(s, it, now)
 	}
 	q.armLocked(now)
 }
@@ -218,7 +265,7 @@ func (q *Queue[K]) pumpLocked(now time.Time) {
 // item if it is not due yet, stopped otherwise (a due item waits for a busy
 // worker, which picks it up when it finishes).
 func (q *Queue[K]) armLocked(now time.Time) {
-	if q.h.Len() == 0 || q.h.headDue(now) { // nothing pending, or a due item waits for a worker
+	if len(q.h.elems) == 0 || q.h.headDue(now) { // nothing pending, or a due item waits for a worker
 		if q.armed {
 			q.stopTimerLocked()
 			q.armed = false
@@ -244,6 +291,7 @@ func (q *Queue[K]) armLocked(now time.Time) {
 	q.armed, q.armedSec, q.armedNsec = true, sec, nsec
 	if !q.loop {
 		q.loop = true
+		q.bg.Add(1)
 		go q.timerLoop(q.timer)
 	}
 }
@@ -281,27 +329,72 @@ func (q *Queue[K]) timerLoop(t clock.Timer) {
 		if !q.armed {
 			q.loop = false
 			q.mu.Unlock()
+			q.bg.Done()
 			return
 		}
 		q.mu.Unlock()
 	}
 }
 
-// run executes the item in slot s, then keeps taking due items until none
-// is left. The error handler runs before the worker counts as done, so Idle
-// and Shutdown also wait for it.
-func (q *Queue[K]) run(s int32, it Item[K]) {
+// startedLocked records the start of the call in slot s, due since due,
+// and keeps the running-time gauges fresh while calls run.
+func (q *Queue[K]) startedLocked(s int32, due, now time.Time) {
+	if q.m == nil {
+		return
+	}
+	q.m.setDepth(q.h.Len())
+	q.m.started(s, due, now)
+	if q.m.runStarts != nil && !q.m.refreshLoop {
+		q.m.refreshLoop = true
+		q.bg.Add(1)
+		go q.refreshLoop()
+	}
+}
+
+// refreshLoop refreshes the running-time gauges every unfinishedPeriod of
+// the queue's clock while a call runs.
+func (q *Queue[K]) refreshLoop() {
+	defer q.bg.Done()
+	t := q.clock.NewTimer(unfinishedPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C():
+		case <-q.ctx.Done():
+		}
+		q.mu.Lock()
+		if len(q.m.runStarts) == 0 || q.ctx.Err() != nil {
+			q.m.refreshLoop = false
+			q.m.refresh(q.clock.Now())
+			q.mu.Unlock()
+			return
+		}
+		q.m.refresh(q.clock.Now())
+		q.mu.Unlock()
+		t.Reset(unfinishedPeriod)
+	}
+}
+
+// run executes the item in slot s, started at start, then keeps taking due
+// items until none is left. The error handler runs before the worker
+// counts as done, so Idle and Shutdown also wait for it.
+func (q *Queue[K]) run(s int32, it Item[K], start time.Time) {
 	for {
 		err := q.work(q.ctx, it.Key, it.FireAt)
 		q.mu.Lock()
 		now := q.clock.Now()
+		q.m.finished(s, start, now)
 		failed := false
 		if err != nil && !q.closed && q.retry.retries(it.Attempts+1) {
 			failed = !q.h.retry(s, now.Add(q.retry.Backoff(it.Attempts+1)))
+			if !failed {
+				q.m.retry()
+			}
 		} else {
 			q.h.finish(s)
 			failed = err != nil
 		}
+		q.m.setDepth(q.h.Len())
 		if failed && q.onError != nil {
 			q.armLocked(now)
 			q.mu.Unlock()
@@ -310,8 +403,12 @@ func (q *Queue[K]) run(s int32, it Item[K]) {
 			now = q.clock.Now()
 		}
 		var ok bool
-		s, it, ok = q.h.start(now)
-		if !ok {
+		var due time.Time
+		s, it, due, ok = q.h.start(now)
+		if ok {
+			start = now
+			q.startedLocked(s, due, now)
+		} else {
 			q.active--
 			if q.active == 0 && q.idle != nil {
 				close(q.idle)

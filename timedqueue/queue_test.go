@@ -43,15 +43,22 @@ type env[K comparable] struct {
 	errs    []error
 }
 
-func newEnv[K comparable](t *testing.T, opts ...Option) *env[K] {
+func newEnv[K comparable](t *testing.T, opts ...Options[K]) *env[K] {
 	t.Helper()
 	e := &env[K]{t: t, clk: testclock.NewFakeClock(t0), gates: map[K]chan struct{}{}, started: make(chan K, 16), fail: map[K]error{}}
-	opts = append([]Option{WithClock(e.clk), WithErrorHandler(func(k K, err error) {
+	var o Options[K]
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Clock == nil {
+		o.Clock = e.clk
+	}
+	o.OnError = func(k K, err error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.errs = append(e.errs, err)
-	})}, opts...)
-	e.q = New(e.work, opts...)
+	}
+	e.q = New(e.work, o)
 	t.Cleanup(func() {
 		for _, g := range e.gates {
 			select {
@@ -139,7 +146,7 @@ var five = []string{"1", "2", "3", "4", "5"}
 func TestQueueSpecCases(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []Option
+		opts Options[string]
 		run  func(t *testing.T, e *env[string])
 	}{
 		{name: "case01 five keys due at add run once without a step", run: func(t *testing.T, e *env[string]) {
@@ -257,33 +264,54 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(time.Second)
 			assert.Equal(t, 1, e.count("k"))
 		}},
-		{name: "case12 add on a running key is refused", run: func(t *testing.T, e *env[string]) {
+		{name: "an add on a running key is held and runs once, after the call returns", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("k")
 			require.True(t, e.q.Add("k", t0, t0))
 			<-e.started
-			assert.False(t, e.q.Add("k", t0, t0.Add(time.Second)))
+			require.True(t, e.q.Add("k", t0, t0), "held behind the running call")
 			it, ok := e.q.Get("k")
 			require.True(t, ok)
-			assert.Equal(t, Running, it.State, "T7: upstream's GetWorkerUnsafe returns nil here")
+			assert.Equal(t, Item[string]{Key: "k", CreatedAt: t0, FireAt: t0, State: Pending}, it)
+			assert.False(t, e.q.Add("k", t0, t0), "the held item is pending: the first add wins")
+			assert.Equal(t, 1, e.q.Len(), "one key")
+			assert.Equal(t, 1, e.count("k"), "due, but held")
 			release()
 			e.idle()
-			assert.Equal(t, 1, e.count("k"))
+			assert.Equal(t, 2, e.count("k"))
+			assert.Zero(t, e.q.Len())
 		}},
-		{name: "case13 replace", run: func(t *testing.T, e *env[string]) {
+		{name: "replace", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("run")
 			require.True(t, e.q.Add("run", t0, t0))
 			<-e.started
-			assert.False(t, e.q.Replace("run", t0, t0.Add(time.Second)), "running")
+			assert.True(t, e.q.Replace("run", t0, t0.Add(2*time.Second)), "running: a new item is held")
+			assert.False(t, e.q.Replace("run", t0, t0.Add(2*time.Second)), "the held item has that fire time")
+			assert.True(t, e.q.Replace("run", t0, t0.Add(time.Second)), "a held item moves")
 			release()
+			e.idle()
 
 			require.True(t, e.q.Add("p", t0, t0.Add(5*time.Second)))
 			assert.False(t, e.q.Replace("p", t0, t0.Add(5*time.Second)), "equal fire time")
 			assert.True(t, e.q.Replace("p", t0, t0.Add(time.Second)))
 			assert.True(t, e.q.Replace("absent", t0, t0.Add(2*time.Second)))
 			e.step(time.Second)
-			assert.Equal(t, []string{"run", "p"}, e.keys())
+			assert.Equal(t, []string{"p", "run", "run"}, sorted(e.keys()))
 			e.step(time.Second)
-			assert.Equal(t, []string{"run", "p", "absent"}, e.keys())
+			assert.Equal(t, []string{"absent", "p", "run", "run"}, sorted(e.keys()))
+		}},
+		{name: "a held item cancelled before the call returns never runs", run: func(t *testing.T, e *env[string]) {
+			release := e.gate("k")
+			require.True(t, e.q.Add("k", t0, t0))
+			<-e.started
+			assert.False(t, e.q.Cancel("k"), "running: released, not cancelled")
+			require.True(t, e.q.Add("k", t0, t0))
+			assert.True(t, e.q.Cancel("k"), "the held item is pending")
+			require.True(t, e.q.Add("k", t0, t0.Add(time.Second)))
+			release()
+			e.idle()
+			assert.Equal(t, 1, e.count("k"))
+			e.step(time.Second)
+			assert.Equal(t, 2, e.count("k"), "the last held item ran at its time")
 		}},
 		{name: "case14 shutdown drops pending, waits for running, refuses adds (D6)", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("run")
@@ -305,7 +333,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, []string{"run"}, e.keys())
 			assert.Zero(t, e.q.Len())
 		}},
-		{name: "case15 a step runs exactly the items it passes, earliest first", opts: []Option{WithWorkers(1)}, run: func(t *testing.T, e *env[string]) {
+		{name: "case15 a step runs exactly the items it passes, earliest first", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
 			for i := 3; i >= 1; i-- {
 				e.q.Add(strconv.Itoa(i), t0, t0.Add(time.Duration(i)*time.Second))
 			}
@@ -336,7 +364,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(time.Minute)
 			assert.Equal(t, []string{"A", "B"}, e.keys())
 		}},
-		{name: "case18 one worker: no overlap, start order by fire time then insertion", opts: []Option{WithWorkers(1)}, run: func(t *testing.T, e *env[string]) {
+		{name: "case18 one worker: no overlap, start order by fire time then insertion", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
 			var now, peak atomic.Int32
 			e.also = func(string) {
 				n := now.Add(1)
@@ -399,7 +427,7 @@ func TestQueueSpecCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, newEnv[string](t, tc.opts...))
+			tc.run(t, newEnv[string](t, tc.opts))
 		})
 	}
 }
@@ -424,7 +452,7 @@ func TestQueueCase10NamespacedKeys(t *testing.T) {
 }
 
 func TestQueueCancelPendingWaitingForWorker(t *testing.T) {
-	e := newEnv[string](t, WithWorkers(1))
+	e := newEnv[string](t, Options[string]{Workers: 1})
 	release := e.gate("busy")
 	e.q.Add("busy", t0, t0)
 	<-e.started
@@ -439,7 +467,7 @@ func TestQueueCancelPendingWaitingForWorker(t *testing.T) {
 
 func TestQueueUnboundedWorkers(t *testing.T) {
 	// WithWorkers(0) behaves like upstream: every due item runs at once.
-	e := newEnv[string](t, WithWorkers(0))
+	e := newEnv[string](t, Options[string]{Unbounded: true})
 	const n = 40
 	var releases []func()
 	for i := range n {
@@ -460,7 +488,7 @@ func TestQueueUnboundedWorkers(t *testing.T) {
 // TestQueueBoundedWorkers: upstream starts a goroutine per due item without
 // bound; the library runs at most WithWorkers calls at once.
 func TestQueueBoundedWorkers(t *testing.T) {
-	e := newEnv[string](t, WithWorkers(2))
+	e := newEnv[string](t, Options[string]{Workers: 2})
 	var releases []func()
 	for i := range 5 {
 		k := strconv.Itoa(i)
@@ -483,7 +511,7 @@ func TestQueueBoundedWorkers(t *testing.T) {
 func TestQueueRetry(t *testing.T) {
 	errBoom := errors.New("boom")
 	t.Run("succeeds on the third attempt, backoff on the clock", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: 5, Initial: time.Second, Max: time.Minute}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: 5, Initial: time.Second, Max: time.Minute}})
 		e.fail["k"] = errBoom
 		e.q.Add("k", t0, t0)
 		e.idle()
@@ -506,7 +534,7 @@ func TestQueueRetry(t *testing.T) {
 		assert.Zero(t, e.q.Len())
 	})
 	t.Run("gives up after MaxAttempts and reports the last error", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: 3, Initial: time.Second}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: 3, Initial: time.Second}})
 		e.fail["k"] = errBoom
 		e.q.Add("k", t0, t0)
 		for range 10 {
@@ -517,7 +545,7 @@ func TestQueueRetry(t *testing.T) {
 		assert.ErrorIs(t, e.errs[0], errBoom)
 	})
 	t.Run("cancel during backoff stops retries", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: -1}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
 		e.q.Add("k", t0, t0)
 		e.idle()
@@ -527,7 +555,7 @@ func TestQueueRetry(t *testing.T) {
 		assert.Empty(t, e.errs)
 	})
 	t.Run("cancel of the running call ends retries and reports", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: -1}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
 		release := e.gate("k")
 		e.q.Add("k", t0, t0)
@@ -539,7 +567,7 @@ func TestQueueRetry(t *testing.T) {
 		assert.Len(t, e.errs, 1)
 	})
 	t.Run("replace during backoff reschedules and resets attempts", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: -1, Initial: time.Minute}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1, Initial: time.Minute}})
 		e.fail["k"] = errBoom
 		e.q.Add("k", t0, t0)
 		e.idle()
@@ -552,7 +580,7 @@ func TestQueueRetry(t *testing.T) {
 		assert.Equal(t, 2, e.count("k"))
 	})
 	t.Run("shutdown drops an item waiting to retry", func(t *testing.T) {
-		e := newEnv[string](t, WithRetry(Retry{MaxAttempts: -1}))
+		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
 		e.q.Add("k", t0, t0)
 		e.idle()
@@ -593,15 +621,10 @@ func TestRetryBackoff(t *testing.T) {
 func TestQueueOptions(t *testing.T) {
 	t.Run("nil work does nothing", func(t *testing.T) {
 		clk := testclock.NewFakeClock(t0)
-		q := New[int](nil, WithClock(clk))
+		q := New[int](nil, Options[int]{Clock: clk})
 		assert.True(t, q.Add(1, t0, t0))
 		require.NoError(t, q.Idle(context.Background()))
 		assert.Zero(t, q.Len())
-	})
-	t.Run("error handler of another key type is a programmer error", func(t *testing.T) {
-		assert.Panics(t, func() {
-			New[int](nil, WithErrorHandler(func(string, error) {}))
-		})
 	})
 	t.Run("context reaches the work", func(t *testing.T) {
 		type ctxKey struct{}
@@ -610,7 +633,7 @@ func TestQueueOptions(t *testing.T) {
 		q := New(func(ctx context.Context, _ int, _ time.Time) error {
 			got <- ctx.Value(ctxKey{})
 			return nil
-		}, WithContext(ctx), WithClock(testclock.NewFakeClock(t0)))
+		}, Options[int]{Context: ctx, Clock: testclock.NewFakeClock(t0)})
 		q.Add(1, t0, t0)
 		assert.Equal(t, "v", <-got)
 		require.NoError(t, q.Shutdown(context.Background()))
@@ -670,7 +693,7 @@ func TestQueueSynctest(t *testing.T) {
 			defer mu.Unlock()
 			got = append(got, k)
 			return nil
-		})
+		}, Options[string]{})
 		now := time.Now()
 		q.Add("b", now, now.Add(2*time.Second))
 		q.Add("a", now, now.Add(time.Second))
@@ -737,7 +760,7 @@ func (t countedTimer) Reset(d time.Duration) bool {
 // (T11); either way the next item runs on time.
 func TestQueueCancelHeadKeepsTimer(t *testing.T) {
 	clk := &armCounter{FakeClock: testclock.NewFakeClock(t0)}
-	e := newEnv[string](t, WithClock(clk))
+	e := newEnv[string](t, Options[string]{Clock: clk})
 	for _, k := range []string{"a", "b", "c"} {
 		e.q.Add(k, t0, t0.Add(time.Second))
 	}

@@ -51,11 +51,14 @@ type RateLimited[K comparable] struct {
 // NewTokenBucketRateLimiter(qps, 1) that upstream gives each zone. A qps of
 // +Inf accepts every draw (upstream tests' "always" limiter). The constructor
 // takes qps as it is, like upstream: a zero rate yields one token and then
-// none. Only [WithClock] applies; the default is the real clock.
-func NewRateLimited[K comparable](qps float32, opts ...Option) *RateLimited[K] {
-	cfg := newConfig(opts)
+// none. The zero [RateLimitedOptions] use the real clock.
+func NewRateLimited[K comparable](qps float32, opts RateLimitedOptions) *RateLimited[K] {
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
 	return &RateLimited[K]{
-		clock: cfg.clock,
+		clock: clk,
 		lim:   rate.NewLimiter(limit(qps), 1),
 		qps:   qps,
 	}

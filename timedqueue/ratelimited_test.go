@@ -14,7 +14,7 @@ var always = float32(math.Inf(1))
 
 func newRL(qps float32) (*RateLimited[string], *testclock.FakeClock) {
 	clk := testclock.NewFakeClock(t0)
-	return NewRateLimited[string](qps, WithClock(clk)), clk
+	return NewRateLimited[string](qps, RateLimitedOptions{Clock: clk}), clk
 }
 
 func values(vs []TimedValue[string]) []string {

@@ -3,6 +3,7 @@ package timedqueue
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,9 @@ import (
 // Get and clock-step operations (run it with -race). Every fire time handed
 // to the queue is unique, so each work call names the exact item it ran.
 // Afterwards nothing ran twice, nothing ran early, nothing cancelled ran,
-// and every item ran unless it was cancelled or replaced.
+// and every item ran unless it was cancelled or replaced; no two calls for
+// one key ever overlapped, and after Shutdown nothing is pending and none of
+// the queue's goroutines is left.
 func TestQueueStress(t *testing.T) {
 	const goroutines, keys = 8, 256
 	ops := 100_000
@@ -27,16 +30,22 @@ func TestQueueStress(t *testing.T) {
 	clk := testclock.NewFakeClock(t0)
 	var runMu sync.Mutex
 	runs := map[int64]int{} // fire time (Unix ns) → calls
-	var early atomic.Int64
-	q := New(func(_ context.Context, _ int, fireAt time.Time) error {
+	var early, overlaps atomic.Int64
+	var inFlight [keys]atomic.Int32
+	q := New(func(_ context.Context, k int, fireAt time.Time) error {
+		if inFlight[k].Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		defer inFlight[k].Add(-1)
 		if clk.Now().Before(fireAt) {
 			early.Add(1)
 		}
 		runMu.Lock()
 		runs[fireAt.UnixNano()]++
 		runMu.Unlock()
+		runtime.Gosched() // let a re-add of the key meet the running call
 		return nil
-	}, WithClock(clk))
+	}, Options[int]{Clock: clk, Workers: 16})
 
 	// Operations on one key are serialised by its lock, so the bookkeeping
 	// knows which item an operation met; the queue itself still sees 8
@@ -110,7 +119,13 @@ func TestQueueStress(t *testing.T) {
 	require.NoError(t, q.Idle(context.Background()))
 	assert.Zero(t, q.Len(), "everything due has run")
 	require.NoError(t, q.Shutdown(context.Background()))
+	q.mu.Lock()
+	assert.Zero(t, q.h.Len(), "nothing pending survives Shutdown")
+	assert.False(t, q.loop, "the timer goroutine has exited")
+	assert.Zero(t, q.active, "no worker is left")
+	q.mu.Unlock()
 
+	assert.Zero(t, overlaps.Load(), "two calls for one key at once")
 	assert.Zero(t, early.Load(), "calls before their fire time")
 	issued := map[int64]bool{}
 	for i := range books {

@@ -2,7 +2,6 @@ package tolerations_test
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/tolerations"
@@ -88,29 +87,6 @@ func ExampleNoExecuteDecision() {
 	// evict now
 	// evict after 5m0s
 	// never
-}
-
-func ExampleReconcile() {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	node := []v1.Taint{{Key: taints.KeyNotReady, Effect: v1.TaintEffectNoExecute}}
-	tolFor := func(s int64) []v1.Toleration {
-		return []v1.Toleration{{Key: taints.KeyNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: seconds(s)}}
-	}
-
-	// At t0 the pod tolerates the taint for 60 s: schedule the eviction.
-	a := tolerations.Reconcile(tolerations.NoExecuteDecision(node, tolFor(60), tolerations.Options{}), nil, t0)
-	fmt.Println(a)
-
-	// 10 s later its toleration grows to an hour: the scheduled eviction is kept.
-	scheduled := &tolerations.Scheduled{CreatedAt: a.CreatedAt, FireAt: a.FireAt}
-	fmt.Println(tolerations.Reconcile(tolerations.NoExecuteDecision(node, tolFor(3600), tolerations.Options{}), scheduled, t0.Add(10*time.Second)))
-
-	// Its toleration is removed: cancel, and evict at once.
-	fmt.Println(tolerations.Reconcile(tolerations.NoExecuteDecision(node, nil, tolerations.Options{}), scheduled, t0.Add(20*time.Second)))
-	// Output:
-	// add(created 2026-01-01T00:00:00Z, fire 2026-01-01T00:01:00Z)
-	// keep
-	// cancel, add(created 2026-01-01T00:00:20Z, fire 2026-01-01T00:00:20Z)
 }
 
 func ExampleFindUntolerated() {

@@ -168,18 +168,6 @@ func TestPropertyNoExecuteDecisionIsTheComposition(t *testing.T) {
 	})
 }
 
-func TestPropertyReconcileNeverRestartsAClock(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		created := time.Unix(rapid.Int64Range(0, 1000).Draw(t, "created"), 0)
-		existing := &Scheduled{CreatedAt: created, FireAt: created.Add(time.Duration(rapid.Int64Range(1, 100).Draw(t, "delay")) * time.Second)}
-		now := created.Add(time.Duration(rapid.Int64Range(1, 1000).Draw(t, "elapsed")) * time.Millisecond)
-		d := Decision{Kind: EvictAfter, Delay: time.Duration(rapid.Int64Range(0, 1000).Draw(t, "d")) * time.Second}
-		if a := Reconcile(d, existing, now); a != (Action{}) {
-			t.Fatalf("Reconcile(%v) replaced an eviction scheduled before now: %v", d, a)
-		}
-	})
-}
-
 func TestPropertyWithDefaultSeconds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tols := rapid.SliceOfN(genToleration(), 0, 4).Draw(t, "tols")

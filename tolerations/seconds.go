@@ -134,15 +134,3 @@ func NoExecuteDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) De
 	}
 	return Decision{Kind: Never}
 }
-
-// NoExecuteTaints returns the taints with effect NoExecute, in order, in a fresh non-nil
-// slice: the list taint eviction records per node.
-func NoExecuteTaints(taints []v1.Taint) []v1.Taint {
-	out := []v1.Taint{}
-	for i := range taints {
-		if taints[i].Effect == v1.TaintEffectNoExecute {
-			out = append(out, taints[i])
-		}
-	}
-	return out
-}

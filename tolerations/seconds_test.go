@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/taints"
 )
 
 func withSeconds(ss ...*int64) []v1.Toleration {
@@ -122,9 +124,10 @@ func TestNoExecuteDecision(t *testing.T) {
 	}
 }
 
-// composedDecision is spec §5.1 written with the public building blocks.
-func composedDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) Decision {
-	ne := NoExecuteTaints(taints)
+// composedDecision is upstream's processPodOnNode decision (NoExecute taints, matching
+// tolerations, their minimum seconds) written with the public building blocks.
+func composedDecision(list []v1.Taint, tols []v1.Toleration, opts Options) Decision {
+	ne := taints.OnlyNoExecute(list)
 	if len(ne) == 0 {
 		return Decision{Kind: Never}
 	}
@@ -145,12 +148,4 @@ func TestDecisionString(t *testing.T) {
 	assert.Equal(t, "evict after 5m0s", Decision{Kind: EvictAfter, Delay: 5 * time.Minute}.String())
 	assert.Equal(t, "evict after 0s", Decision{Kind: EvictAfter}.String())
 	assert.Equal(t, "DecisionKind(9)", DecisionKind(9).String())
-}
-
-func TestNoExecuteTaints(t *testing.T) {
-	got := NoExecuteTaints([]v1.Taint{taint("a", "", noSched), taint("b", "1", noExec), taint("c", "", prefer), taint("d", "", noExec)})
-	assert.Equal(t, []v1.Taint{taint("b", "1", noExec), taint("d", "", noExec)}, got)
-	empty := NoExecuteTaints(nil)
-	assert.NotNil(t, empty)
-	assert.Empty(t, empty)
 }

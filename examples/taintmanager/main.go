@@ -1,9 +1,10 @@
 // Command taintmanager is the NoExecute taint-eviction controller of
 // kube-controller-manager (upstream pkg/controller/tainteviction, once called
 // the taint manager) in miniature: node and pod events go in, pod evictions
-// come out. It is built on package tolerations (the decision and the
-// reconcile rule of processPodOnNode) and package timedqueue (the timed worker
-// queue), and runs a scripted scenario on a fake clock, printing the timeline.
+// come out. It is a thin scenario over package tainteviction (the
+// controller's core: the tainted-nodes table, the decisions of
+// processPodOnNode and the timed queue), run on a fake clock, printing the
+// timeline.
 //
 // The scenario shows the rules a reader tends to get wrong:
 //
@@ -53,8 +54,8 @@ func run(w io.Writer) error {
 		clock:   clk,
 		log:     &timeline{w: w, clock: clk},
 	}
-	s.tc = newController(s.cluster, clk, s.log)
-	defer func() { _ = s.tc.queue.Shutdown(context.Background()) }()
+	s.tc = newController(s.cluster, s)
+	defer func() { _ = s.tc.core.Shutdown(context.Background()) }()
 
 	s.say("the informers start: every node and pod arrives as an add")
 	s.addNode("node-a")

@@ -32,14 +32,14 @@ func (s *scenario) at(d time.Duration) {
 	}
 }
 
-// settle waits until the queue has run everything due, then carries out the
-// evictions: the pod is deleted, and the controller sees the deletion.
+// settle waits until the core has run everything due (recording the
+// "Marking for deletion" events), then carries out the evictions: the pod is
+// deleted, and the controller sees the deletion.
 func (s *scenario) settle() {
-	if err := s.tc.queue.Idle(context.Background()); err != nil && s.log.err == nil {
+	if err := s.tc.core.Idle(context.Background()); err != nil && s.log.err == nil {
 		s.log.err = err
 	}
 	for _, k := range s.tc.takeEvicted() {
-		s.log.event("Marking for deletion Pod " + k.String())
 		pod := s.cluster.pods[k]
 		delete(s.cluster.pods, k)
 		s.tc.PodUpdated(pod, nil)

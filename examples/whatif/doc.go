@@ -31,7 +31,7 @@
 //     drained every 100 ms) hand out the unreachable:NoExecute taints
 //     ([nodelifecycle.TaintQueued]); and the taint-eviction controller
 //     decides each pod ([tolerations.NoExecuteDecision],
-//     [tolerations.Reconcile]).
+//     [tainteviction.Reconcile]).
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evictkit/eviction/nodelifecycle"
 	"github.com/evictkit/eviction/ranking"
+	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -77,9 +78,9 @@ func (e event) object() string {
 // podState is what the taint-eviction controller knows about one pod.
 type podState struct {
 	pod       *corev1.Pod
-	scheduled *tolerations.Scheduled // pending eviction, nil if none
-	reason    string                 // why the pending eviction, or why it stays
-	decided   bool                   // a NoExecute taint was decided on
+	scheduled *tainteviction.Scheduled // pending eviction, nil if none
+	reason    string                   // why the pending eviction, or why it stays
+	decided   bool                     // a NoExecute taint was decided on
 	evicted   bool
 }
 
@@ -188,7 +189,7 @@ func (m *sim) now() time.Time { return m.clock.Now() }
 func (m *sim) queue(zone string) *timedqueue.RateLimited[string] {
 	q, ok := m.queues[zone]
 	if !ok {
-		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.WithClock(m.clock))
+		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.RateLimitedOptions{Clock: m.clock})
 		m.queues[zone] = q
 	}
 	return q
@@ -353,7 +354,7 @@ func (m *sim) swap(n *corev1.Node, s nodelifecycle.Swap, why string) {
 		return
 	}
 	now := m.now()
-	before := tolerations.NoExecuteTaints(n.Spec.Taints)
+	before := taints.OnlyNoExecute(n.Spec.Taints)
 	n.Spec.Taints = s.Apply(n.Spec.Taints, now)
 	zone := zoneName(nodelifecycle.ZoneKey(n))
 	if len(s.Add) > 0 {
@@ -447,7 +448,7 @@ func (m *sim) disruption(counts map[string]nodelifecycle.ZoneCounts) {
 // shared now (handleNodeUpdate, processPodOnNode).
 func (m *sim) nodeTaintsChanged(n *corev1.Node, why string) {
 	now := m.now()
-	noExec := tolerations.NoExecuteTaints(n.Spec.Taints)
+	noExec := taints.OnlyNoExecute(n.Spec.Taints)
 	for _, ps := range m.podsOn[n.Name] {
 		if ps.evicted {
 			continue
@@ -457,14 +458,14 @@ func (m *sim) nodeTaintsChanged(n *corev1.Node, why string) {
 			continue
 		}
 		d := tolerations.NoExecuteDecision(n.Spec.Taints, ps.pod.Spec.Tolerations, m.opts)
-		a := tolerations.Reconcile(d, ps.scheduled, now)
+		a := tainteviction.Reconcile(d, ps.scheduled, now)
 		if a.Cancel && ps.scheduled != nil {
 			m.add(event{At: now, Kind: kindCancelled, Node: n.Name, Pod: podKey(ps.pod),
 				Detail: "eviction due at " + m.offset(ps.scheduled.FireAt) + " cancelled (" + why + ")"})
 			ps.scheduled = nil
 		}
 		if a.Add {
-			ps.scheduled = &tolerations.Scheduled{CreatedAt: a.CreatedAt, FireAt: a.FireAt}
+			ps.scheduled = &tainteviction.Scheduled{CreatedAt: a.CreatedAt, FireAt: a.FireAt}
 			ps.reason = evictReason(d, n.Spec.Taints, ps.pod, m.opts)
 		}
 		if len(noExec) > 0 {
@@ -484,7 +485,7 @@ func (m *sim) finish() {
 	for _, n := range m.nodes {
 		zone := zoneName(nodelifecycle.ZoneKey(n))
 		_, silent := m.silent[n.Name]
-		hasNoExec := len(tolerations.NoExecuteTaints(n.Spec.Taints)) > 0
+		hasNoExec := len(taints.OnlyNoExecute(n.Spec.Taints)) > 0
 		if silent && !hasNoExec {
 			pods := 0
 			for _, ps := range m.podsOn[n.Name] {
@@ -551,7 +552,7 @@ func (m *sim) offset(t time.Time) string { return "t0" + formatOffset(t.Sub(m.t0
 
 // evictReason explains an eviction decision, starting with "evicted".
 func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
-	noExec := tolerations.NoExecuteTaints(nodeTaints)
+	noExec := taints.OnlyNoExecute(nodeTaints)
 	if d.Kind == tolerations.EvictNow {
 		t, _ := tolerations.FindUntolerated(noExec, pod.Spec.Tolerations, nil, opts)
 		return "evicted: does not tolerate " + shortTaint(t)
@@ -573,7 +574,7 @@ func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.
 // stayReason explains, starting with "stays", why a pod tolerates the node's
 // NoExecute taints forever.
 func stayReason(nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
-	noExec := tolerations.NoExecuteTaints(nodeTaints)
+	noExec := taints.OnlyNoExecute(nodeTaints)
 	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
 	what := "tolerates " + joinTaints(noExec, taintKey) + " forever"
 	for _, tol := range used {

@@ -1,6 +1,10 @@
-package tolerations
+package tainteviction
 
-import "time"
+import (
+	"time"
+
+	"github.com/evictkit/eviction/tolerations"
+)
 
 // Scheduled is the eviction already queued for a pod, as a timed queue reports it.
 type Scheduled struct {
@@ -40,7 +44,7 @@ func (a Action) String() string {
 	return "keep"
 }
 
-// Reconcile turns a [Decision] made at now into the queue operations upstream's taint
+// Reconcile turns a [tolerations.Decision] made at now into the queue operations upstream's taint
 // eviction controller performs (processPodOnNode), given the eviction already queued for the
 // pod (nil if none):
 //
@@ -54,17 +58,18 @@ func (a Action) String() string {
 //     a clock that went back): cancel, then add (old CreatedAt, now+d).
 //
 // Upstream cannot see an eviction that started at once (its queue stores nil for it), so an
-// existing Running item whose FireAt is not after its CreatedAt counts as "nothing queued":
-// the add that follows is a no-op on a busy key, which Reconcile returns as a zero Action.
-// With these rules a controller on package timedqueue (Add(key, createdAt, fireAt) bool,
-// Cancel(key) bool, Get) reproduces upstream's schedule exactly. Reconcile is pure.
-func Reconcile(d Decision, existing *Scheduled, now time.Time) Action {
+// existing Running item whose FireAt is not after its CreatedAt counts as "nothing queued",
+// and upstream's add that follows is a no-op on the busy key: Reconcile returns a zero
+// Action. With these rules a controller on package timedqueue (Add(key, createdAt, fireAt)
+// bool, Cancel(key) bool, Get) reproduces upstream's schedule exactly; [Controller] is one.
+// Reconcile is pure.
+func Reconcile(d tolerations.Decision, existing *Scheduled, now time.Time) Action {
 	switch d.Kind {
-	case Never:
+	case tolerations.Never:
 		return Action{Cancel: true}
-	case EvictNow:
+	case tolerations.EvictNow:
 		return Action{Cancel: true, Add: true, CreatedAt: now, FireAt: now}
-	case EvictAfter:
+	case tolerations.EvictAfter:
 	default:
 		return Action{}
 	}
@@ -83,7 +88,8 @@ func Reconcile(d Decision, existing *Scheduled, now time.Time) Action {
 }
 
 // Queue is the part of a timed queue that [ApplyAction] needs; *timedqueue.Queue[K]
-// satisfies it.
+// satisfies it. On a timedqueue, an Add after the Cancel of a running eviction is held until
+// that eviction returns: the two never overlap (upstream runs them at once).
 type Queue[K any] interface {
 	// Add queues work for key unless key is taken, and reports whether it did.
 	Add(key K, createdAt, fireAt time.Time) bool

@@ -1,13 +1,47 @@
-package tolerations
+package tainteviction
 
 import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/tolerations"
 )
+
+const (
+	noExec = v1.TaintEffectNoExecute
+	exists = v1.TolerationOpExists
+)
+
+type (
+	Decision = tolerations.Decision
+)
+
+const (
+	Never      = tolerations.Never
+	EvictNow   = tolerations.EvictNow
+	EvictAfter = tolerations.EvictAfter
+)
+
+func secs(s int64) *int64 { return &s }
+
+// tol builds a toleration; seconds is nil unless given.
+func tol(key string, op v1.TolerationOperator, value string, effect v1.TaintEffect, seconds ...int64) v1.Toleration {
+	t := v1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
+	if len(seconds) > 0 {
+		t.TolerationSeconds = secs(seconds[0])
+	}
+	return t
+}
+
+func taint(key, value string, effect v1.TaintEffect) v1.Taint {
+	return v1.Taint{Key: key, Value: value, Effect: effect}
+}
 
 var t0 = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
@@ -64,8 +98,9 @@ func TestActionString(t *testing.T) {
 		Action{Cancel: true, Add: true, CreatedAt: t0, FireAt: t0}.String())
 }
 
-// fakeQueue follows the timedqueue contract (T2, T6): Add refuses a taken key; Cancel removes
-// a pending item (true) or releases a running one (false).
+// fakeQueue follows the contract of upstream's queue, which the timed queue shares for these
+// cases: Add refuses a key that is pending or running; Cancel removes a pending item (true) or
+// releases a running one (false).
 type fakeQueue struct {
 	items map[string]*Scheduled
 	ran   []string // "key@fireAt" for every item that started
@@ -112,12 +147,13 @@ var _ Queue[string] = (*fakeQueue)(nil)
 
 // process is processPodOnNode on the fake queue.
 func (q *fakeQueue) process(key string, taints []v1.Taint, tols []v1.Toleration, now time.Time) (cancelled, added bool) {
-	d := NoExecuteDecision(taints, tols, Options{})
+	d := tolerations.NoExecuteDecision(taints, tols, tolerations.Options{})
 	return ApplyAction[string](q, key, Reconcile(d, q.get(key), now))
 }
 
 func TestReconcileScheduledEvictionIsKept(t *testing.T) {
-	// Spec case 23 (upstream test "lengthening toleration shouldn't work").
+	// Lengthening or shortening a finite toleration keeps the eviction scheduled earlier
+	// (upstream's test "lengthening toleration shouldn't work"); dropping it evicts at once.
 	const pod = "ns/p"
 	taints := []v1.Taint{taint("t1", "", noExec)}
 	q := newFakeQueue()
@@ -143,7 +179,8 @@ func TestReconcileScheduledEvictionIsKept(t *testing.T) {
 }
 
 func TestReconcileTaintRemovedCancels(t *testing.T) {
-	// Spec case 24.
+	// Removing the one taint that was tolerated for a while, while another stays tolerated
+	// forever, cancels the eviction.
 	const pod = "ns/p"
 	tols := []v1.Toleration{tol("t1", exists, "", noExec), tol("t2", exists, "", noExec, 60)}
 	q := newFakeQueue()
@@ -176,4 +213,16 @@ func TestReconcileRunningEviction(t *testing.T) {
 	cancelled, added = q.process(pod, taints, nil, t0.Add(2*time.Second))
 	assert.False(t, cancelled, "a running eviction is not cancelled")
 	assert.True(t, added)
+}
+
+func TestPropertyReconcileNeverRestartsAClock(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		created := time.Unix(rapid.Int64Range(0, 1000).Draw(t, "created"), 0)
+		existing := &Scheduled{CreatedAt: created, FireAt: created.Add(time.Duration(rapid.Int64Range(1, 100).Draw(t, "delay")) * time.Second)}
+		now := created.Add(time.Duration(rapid.Int64Range(1, 1000).Draw(t, "elapsed")) * time.Millisecond)
+		d := Decision{Kind: EvictAfter, Delay: time.Duration(rapid.Int64Range(0, 1000).Draw(t, "d")) * time.Second}
+		if a := Reconcile(d, existing, now); a != (Action{}) {
+			t.Fatalf("Reconcile(%v) replaced an eviction scheduled before now: %v", d, a)
+		}
+	})
 }

@@ -1,0 +1,99 @@
+package tainteviction
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// What upstream's controller writes to the API server.
+const (
+	// EventReason is the reason of both of upstream's events.
+	EventReason = "TaintManagerEviction"
+	// ConditionReason is the reason of the DisruptionTarget condition set
+	// before a pod is deleted.
+	ConditionReason = "DeletionByTaintManager"
+	// ConditionMessage is that condition's message.
+	ConditionMessage = "Taint manager: deleting due to NoExecute taint"
+)
+
+// Event is an event as upstream's controller records it through its
+// EventRecorder (Eventf on a reference to the pod); the recorder adds the
+// source component (the controller's name) and the timestamps.
+type Event struct {
+	// Object refers to the pod: APIVersion "v1", Kind "Pod", its namespace
+	// and name (no UID).
+	Object v1.ObjectReference
+	// Type is always v1.EventTypeNormal.
+	Type string
+	// Reason is always [EventReason].
+	Reason string
+	// Message is "Marking for deletion Pod <namespace>/<name>" or
+	// "Cancelling deletion of Pod <namespace>/<name>".
+	Message string
+}
+
+// Marking returns the event upstream records when it starts to evict pod.
+func Marking(pod types.NamespacedName) Event {
+	return podEvent(pod, "Marking for deletion Pod "+pod.String())
+}
+
+// Cancelling returns the event upstream records when it cancels the
+// scheduled eviction of pod.
+func Cancelling(pod types.NamespacedName) Event {
+	return podEvent(pod, "Cancelling deletion of Pod "+pod.String())
+}
+
+func podEvent(pod types.NamespacedName, msg string) Event {
+	return Event{
+		Object:  v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name},
+		Type:    v1.EventTypeNormal,
+		Reason:  EventReason,
+		Message: msg,
+	}
+}
+
+// DisruptedStatus returns a copy of pod's status with the DisruptionTarget
+// condition upstream sets before deleting a pod (status True,
+// [ConditionReason], [ConditionMessage], observedGeneration = the pod's
+// generation, as with PodObservedGenerationTracking, GA and locked on in
+// v1.37), and whether it differs from the status the pod has: upstream
+// patches the status only then, and deletes the pod either way. The
+// condition's lastTransitionTime is now, unless the pod already had a
+// DisruptionTarget condition with status True, whose time is kept. pod is
+// not modified; a nil pod yields a status holding only the condition.
+func DisruptedStatus(pod *v1.Pod, now time.Time) (v1.PodStatus, bool) {
+	var status v1.PodStatus
+	var gen int64
+	if pod != nil {
+		pod.Status.DeepCopyInto(&status)
+		gen = pod.Generation
+	}
+	cond := v1.PodCondition{
+		Type:               v1.DisruptionTarget,
+		ObservedGeneration: gen,
+		Status:             v1.ConditionTrue,
+		Reason:             ConditionReason,
+		Message:            ConditionMessage,
+		LastTransitionTime: metav1.NewTime(now),
+	}
+	for i := range status.Conditions {
+		old := &status.Conditions[i]
+		if old.Type != v1.DisruptionTarget {
+			continue
+		}
+		if old.Status == cond.Status {
+			cond.LastTransitionTime = old.LastTransitionTime
+		}
+		// As upstream's UpdatePodCondition: observedGeneration is written
+		// but does not count as a change.
+		changed := old.Status != cond.Status || old.Reason != cond.Reason || old.Message != cond.Message ||
+			!old.LastProbeTime.Equal(&cond.LastProbeTime) || !old.LastTransitionTime.Equal(&cond.LastTransitionTime)
+		*old = cond
+		return status, changed
+	}
+	status.Conditions = append(status.Conditions, cond)
+	return status, true
+}
