@@ -67,26 +67,65 @@ func readyConditions(t *rapid.T) []*v1.NodeCondition {
 	return out
 }
 
-// zoneConfig draws the zone settings of a configuration. No rate is 1:
-// see TestHandleDisruption.
-func zoneConfig(t *rapid.T) ours.Config {
-	cfg := ours.DefaultConfig()
-	cfg.UnhealthyZoneThreshold = rapid.SampledFrom([]float32{0, 0.1, 0.3, 0.55, 0.75, 1}).Draw(t, "unhealthyZoneThreshold")
-	cfg.EvictionRate = rapid.SampledFrom([]float32{0, 0.1, 5.5}).Draw(t, "evictionRate")
-	cfg.SecondaryEvictionRate = rapid.SampledFrom([]float32{0, 0.01, 0.5}).Draw(t, "secondaryEvictionRate")
-	cfg.LargeClusterThreshold = int32(rapid.SampledFrom([]int{0, 3, 4, 10, 50}).Draw(t, "largeClusterThreshold"))
-	return cfg
+// zoneSettings are the zone flags of kube-controller-manager, as upstream
+// takes them (0 is a setting of its own).
+type zoneSettings struct {
+	unhealthyZoneThreshold float32
+	evictionRate           float32
+	secondaryEvictionRate  float32
+	largeClusterThreshold  int32
 }
 
-func upstreamZoneController(cfg ours.Config) *nodelifecycle.Controller {
-	return nodelifecycle.ZoneStateController(cfg.UnhealthyZoneThreshold, cfg.EvictionRate, cfg.SecondaryEvictionRate, cfg.LargeClusterThreshold)
+// zoneConfig draws the zone settings of a configuration and the library
+// Config that says the same. No rate is 1: see TestHandleDisruption.
+func zoneConfig(t *rapid.T) (zoneSettings, ours.Config) {
+	s := zoneSettings{
+		unhealthyZoneThreshold: rapid.SampledFrom([]float32{0, 0.1, 0.3, 0.55, 0.75, 1}).Draw(t, "unhealthyZoneThreshold"),
+		evictionRate:           rapid.SampledFrom([]float32{0, 0.1, 5.5}).Draw(t, "evictionRate"),
+		secondaryEvictionRate:  rapid.SampledFrom([]float32{0, 0.01, 0.5}).Draw(t, "secondaryEvictionRate"),
+		largeClusterThreshold:  int32(rapid.SampledFrom([]int{0, 3, 4, 10, 50}).Draw(t, "largeClusterThreshold")),
+	}
+	return s, s.config()
+}
+
+// config is the library Config for s: a zero of upstream's is an explicit
+// "stop" field or, for the two thresholds, a value that behaves the same
+// (a partially disrupted zone has at least 3 nodes, so a large-cluster
+// threshold of 0 acts as 1; any tiny positive unhealthy-zone threshold
+// acts as 0).
+func (s zoneSettings) config() ours.Config {
+	c := ours.Config{
+		UnhealthyZoneThreshold: s.unhealthyZoneThreshold,
+		EvictionRate:           s.evictionRate,
+		SecondaryEvictionRate:  s.secondaryEvictionRate,
+		LargeClusterThreshold:  s.largeClusterThreshold,
+		StopEviction:           s.evictionRate == 0,
+		StopSecondaryEviction:  s.secondaryEvictionRate == 0,
+	}
+	if s.largeClusterThreshold == 0 {
+		c.LargeClusterThreshold = 1
+	}
+	if s.unhealthyZoneThreshold == 0 {
+		c.UnhealthyZoneThreshold = math.SmallestNonzeroFloat32
+	}
+	return c
+}
+
+// settings are the zone settings in force for a library Config.
+func settings(cfg ours.Config) zoneSettings {
+	e := cfg.Effective()
+	return zoneSettings{e.UnhealthyZoneThreshold, e.EvictionRate, e.SecondaryEvictionRate, e.LargeClusterThreshold}
+}
+
+func upstreamZoneController(s zoneSettings) *nodelifecycle.Controller {
+	return nodelifecycle.ZoneStateController(s.unhealthyZoneThreshold, s.evictionRate, s.secondaryEvictionRate, s.largeClusterThreshold)
 }
 
 func TestComputeZoneState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := zoneConfig(t)
+		up, cfg := zoneConfig(t)
 		conds := readyConditions(t)
-		notReady, want := upstreamZoneController(cfg).ComputeZoneState(conds)
+		notReady, want := upstreamZoneController(up).ComputeZoneState(conds)
 		counts := ours.CountReady(conds)
 		got := ours.ComputeZoneState(counts, cfg)
 		if string(got) != string(want) || counts.NotReady != notReady {
@@ -100,17 +139,17 @@ func TestComputeZoneState(t *testing.T) {
 // setLimiterInZone swaps in evictionLimiterQPS for a Normal zone,
 // enterPartialDisruptionFunc (ReducedQPSFunc) for a partially disrupted
 // one and enterFullDisruptionFunc (HealthyQPSFunc) for a fully disrupted
-// one.
+// one. A partially disrupted zone has at least 3 nodes.
 func TestZoneRate(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := zoneConfig(t)
-		nc := upstreamZoneController(cfg)
-		size := rapid.IntRange(0, 120).Draw(t, "size")
+		up, cfg := zoneConfig(t)
+		nc := upstreamZoneController(up)
+		size := rapid.IntRange(3, 120).Draw(t, "size")
 		for _, s := range []struct {
 			ours ours.ZoneState
 			want float32
 		}{
-			{ours.ZoneNormal, cfg.EvictionRate},
+			{ours.ZoneNormal, up.evictionRate},
 			{ours.ZonePartialDisruption, nc.ReducedQPSFunc(size)},
 			{ours.ZoneFullDisruption, nc.HealthyQPSFunc(size)},
 		} {
@@ -309,10 +348,11 @@ func upstreamController(t tester, client *clientsetfake.Clientset, clock *testin
 	t.Helper()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	leases := factory.Coordination().V1().Leases()
+	e, s := cfg.Effective(), settings(cfg)
 	nc, err := nodelifecycle.NewNodeLifecycleController(context.Background(), leases,
 		factory.Core().V1().Pods(), factory.Core().V1().Nodes(), factory.Apps().V1().DaemonSets(), client,
-		cfg.MonitorPeriod, cfg.StartupGracePeriod, cfg.MonitorGracePeriod,
-		cfg.EvictionRate, cfg.SecondaryEvictionRate, cfg.LargeClusterThreshold, cfg.UnhealthyZoneThreshold)
+		e.MonitorPeriod, e.StartupGracePeriod, e.MonitorGracePeriod,
+		s.evictionRate, s.secondaryEvictionRate, s.largeClusterThreshold, s.unhealthyZoneThreshold)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,7 +676,7 @@ func (h *healthHarness) judge(name string) {
 		skipped bool
 		verdict string
 	)
-	if h.cfg.LeaseCircuitBreaker && ours.LeaseCacheBehind(h.recorded, synced) {
+	if !h.cfg.DisableLeaseCircuitBreaker && ours.LeaseCacheBehind(h.recorded, synced) {
 		skipped, verdict = true, "skipped: lease cache behind "+h.recorded
 	} else {
 		h.recorded = ""
@@ -654,7 +694,7 @@ func (h *healthHarness) judge(name string) {
 			h.fail("judging %s: evictkit says %v without a live lease check, upstream made %d lease GETs", name, health.Verdict, leaseGets)
 		}
 		verdict = health.Verdict.String()
-		p := health.Saved(health.Status != nil) // writes never fail here
+		p := health.Saved() // writes never fail here
 		if health.Verdict == ours.Skipped {
 			skipped = true
 			h.recorded = ours.NewerResourceVersion(h.recorded, health.LiveLeaseRV)
@@ -713,8 +753,7 @@ func TestNodeHealth(t *testing.T) {
 	// NewNodeLifecycleController and tryUpdateNodeHealth read the gate.
 	withGate(t, features.NodeControllerLeaseCircuitBreaker, "breaker", []bool{true, false}, func(t *testing.T, breaker bool) {
 		rapid.Check(t, func(t *rapid.T) {
-			cfg := ours.DefaultConfig()
-			cfg.LeaseCircuitBreaker = breaker
+			cfg := ours.Config{DisableLeaseCircuitBreaker: !breaker}
 			cfg.MonitorGracePeriod = rapid.SampledFrom([]time.Duration{50 * time.Second, 40 * time.Second, 10 * time.Second}).Draw(t, "grace")
 			cfg.StartupGracePeriod = rapid.SampledFrom([]time.Duration{60 * time.Second, 40 * time.Second, 5 * time.Second}).Draw(t, "startupGrace")
 			h := &healthHarness{t: t, cfg: cfg, clock: testingclock.NewFakeClock(gen.Epoch),
@@ -837,7 +876,7 @@ func disruptionPass(t *rapid.T, label string, zones []map[string]string) []*v1.N
 // is out of reach: v1.37.2 no longer has it.
 func TestHandleDisruption(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := zoneConfig(t)
+		up, cfg := zoneConfig(t)
 		clock := testingclock.NewFakeClock(gen.Epoch)
 		client := plainClientset()
 		nc, _ := upstreamController(t, client, clock, cfg)
@@ -893,8 +932,8 @@ func TestHandleDisruption(t *testing.T) {
 			pre := map[string]float32{}
 			for z := range counts {
 				pre[z] = effectiveRate(nc.ZoneTainter(z))
-				if prev[z] == nodelifecycle.StateInitial && pre[z] != cfg.EvictionRate {
-					t.Fatalf("pass %d: new zone %q starts upstream at rate %v, evictkit documents %v", pass, z, pre[z], cfg.EvictionRate)
+				if prev[z] == nodelifecycle.StateInitial && pre[z] != up.evictionRate {
+					t.Fatalf("pass %d: new zone %q starts upstream at rate %v, evictkit documents %v", pass, z, pre[z], up.evictionRate)
 				}
 			}
 			history = append(history, fmt.Sprintf("pass %d: prev %v, nodes %s", pass, prev, strings.Join(listed, " ")))

@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // benchNode is a node as a kubelet reports it: five conditions, a lease, two taints.
@@ -27,7 +25,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	cfg := noBreaker()
 	node := benchNode()
 	lease := mkLease("n", "1", &t0)
-	saved := Evaluate(node, lease, nil, t0, cfg).Saved(false)
+	saved := Evaluate(node, lease, nil, t0, cfg).Probe
 	b.Run("fresh", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -85,7 +83,7 @@ func BenchmarkTaints(b *testing.B) {
 }
 
 func BenchmarkZones(b *testing.B) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	for _, size := range []int{10, 1000} {
 		conds := members(size/2, size/2, 0)
 		b.Run(fmt.Sprintf("CountReady+ComputeZoneState/%d", size), func(b *testing.B) {
@@ -107,26 +105,6 @@ func BenchmarkZones(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = HandleDisruption(prev, counts, cfg)
-			}
-		})
-	}
-}
-
-func BenchmarkPlanPodDeletion(b *testing.B) {
-	dss := []*appsv1.DaemonSet{daemonSet("default", &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}})}
-	for _, n := range []int{10, 110} {
-		var pods []*v1.Pod
-		for i := range n {
-			l := map[string]string{"app": "web"}
-			if i%10 == 0 {
-				l["app"] = "agent"
-			}
-			pods = append(pods, podIn("default", fmt.Sprintf("p%d", i), "n0", l))
-		}
-		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = PlanPodDeletion(pods, "n0", dss)
 			}
 		})
 	}

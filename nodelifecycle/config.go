@@ -2,72 +2,91 @@ package nodelifecycle
 
 import "time"
 
-// Config holds the node lifecycle controller's settings. Every field is taken literally: the
-// zero Config has no grace periods, stopped eviction rates and the lease circuit breaker off,
-// so start from [DefaultConfig] (or [DefaultConfig126]) and override what differs. Upstream
-// validates none of these and neither does this package: a rate ≤ 0 means "stopped", and a
-// zone threshold of 0 or above 1 is legal.
+// kube-controller-manager v1.37.2's defaults: what the zero value of each [Config] field means.
+const (
+	DefaultMonitorPeriod          = 5 * time.Second
+	DefaultMonitorGracePeriod     = 50 * time.Second
+	DefaultStartupGracePeriod     = 60 * time.Second
+	DefaultEvictionRate           = float32(0.1)
+	DefaultSecondaryEvictionRate  = float32(0.01)
+	DefaultLargeClusterThreshold  = int32(50)
+	DefaultUnhealthyZoneThreshold = float32(0.55)
+)
+
+// Config holds the node lifecycle controller's settings. The zero Config is
+// kube-controller-manager v1.37.2's defaults: a zero field means its Default constant, and the
+// settings whose upstream default is "on" or non-zero have an explicit field to turn them off
+// or to zero. Upstream validates none of these and neither does this package: a negative rate
+// means "stopped", and a zone threshold above 1 is legal.
+//
+// Two upstream settings of 0 have no field of their own because another value behaves the
+// same: a LargeClusterThreshold of 0 acts as 1 (a partially disrupted zone has at least 3
+// nodes), and an UnhealthyZoneThreshold of 0 as any tiny positive threshold such as
+// math.SmallestNonzeroFloat32.
 type Config struct {
-	// MonitorPeriod is kube-controller-manager's --node-monitor-period: how often the
-	// controller judges every node (default 5 s). Only [SilentNode] and [Schedule] read it.
+	// MonitorPeriod is --node-monitor-period: how often the controller judges every node
+	// (0: 5 s). The Monitor does not read it: the caller calls [Monitor.Pass] on this period.
 	MonitorPeriod time.Duration
 	// MonitorGracePeriod is --node-monitor-grace-period: how long a node that has posted a
-	// Ready condition may stay silent before the controller marks it Unknown (default 50 s;
-	// 40 s in v1.26).
+	// Ready condition may stay silent before the controller marks it Unknown (0: 50 s).
 	MonitorGracePeriod time.Duration
 	// StartupGracePeriod is --node-startup-grace-period: the same for a node that has never
-	// posted a Ready condition, counted from its creation (default 60 s).
+	// posted a Ready condition, counted from its creation (0: 60 s).
 	StartupGracePeriod time.Duration
-	// EvictionRate is --node-eviction-rate: nodes per second tainted NoExecute (legacy mode:
-	// whose pods are deleted) in a healthy zone (default 0.1).
+	// EvictionRate is --node-eviction-rate: nodes per second tainted NoExecute in a healthy
+	// zone (0: 0.1; see StopEviction for upstream's 0).
 	EvictionRate float32
 	// SecondaryEvictionRate is --secondary-node-eviction-rate: the rate in a partially
-	// disrupted zone larger than LargeClusterThreshold (default 0.01).
+	// disrupted zone larger than LargeClusterThreshold (0: 0.01; see StopSecondaryEviction).
 	SecondaryEvictionRate float32
 	// LargeClusterThreshold is --large-cluster-size-threshold: a partially disrupted zone
-	// with at most this many counted nodes stops evicting altogether (default 50, per zone).
+	// with at most this many counted nodes stops tainting altogether (0: 50, per zone).
 	LargeClusterThreshold int32
 	// UnhealthyZoneThreshold is --unhealthy-zone-threshold: the fraction of not-ready nodes
-	// (at least 3 of them) from which a zone is partially disrupted (default 0.55).
+	// (at least 3 of them) from which a zone is partially disrupted (0: 0.55).
 	UnhealthyZoneThreshold float32
-	// LeaseCircuitBreaker is the feature gate NodeControllerLeaseCircuitBreaker (beta, on by
-	// default in v1.37): before marking a node Unknown, double-check its Lease with a live
-	// GET. When true, [Evaluate] answers [NeedsLeaseCheck] instead of marking the node.
-	LeaseCircuitBreaker bool
-	// PodEvictionTimeout is --pod-eviction-timeout (removed in v1.27, default 5 m): in the
-	// legacy mode, how long a node may be not ready before its pods are deleted.
-	PodEvictionTimeout time.Duration
-	// TaintBasedEviction is --enable-taint-manager (deprecated in v1.26, removed in v1.27,
-	// always on since): true taints failing nodes NoExecute and leaves pod eviction to the
-	// taint manager; false selects the legacy mode, in which the controller deletes a failed
-	// node's pods itself ([LegacyPodEviction]). Only [SilentNode] reads it; a controller built on
-	// this package branches on it.
-	TaintBasedEviction bool
+	// StopEviction sets EvictionRate to 0 (--node-eviction-rate=0): no zone ever taints.
+	StopEviction bool
+	// StopSecondaryEviction sets SecondaryEvictionRate to 0: a partially disrupted zone
+	// never taints, however large.
+	StopSecondaryEviction bool
+	// DisableLeaseCircuitBreaker turns off the feature gate NodeControllerLeaseCircuitBreaker
+	// (beta, on by default in v1.37). With the breaker on, before marking a node Unknown the
+	// controller double-checks its Lease with a live GET, and [Evaluate] answers
+	// [NeedsLeaseCheck] instead of marking the node.
+	DisableLeaseCircuitBreaker bool
 }
 
-// DefaultConfig returns kube-controller-manager v1.37.2's defaults, plus the legacy
-// PodEvictionTimeout of 5 minutes (v1.37 still defaults that unused field).
-func DefaultConfig() Config {
-	return Config{
-		MonitorPeriod:          5 * time.Second,
-		MonitorGracePeriod:     50 * time.Second,
-		StartupGracePeriod:     60 * time.Second,
-		EvictionRate:           0.1,
-		SecondaryEvictionRate:  0.01,
-		LargeClusterThreshold:  50,
-		UnhealthyZoneThreshold: 0.55,
-		LeaseCircuitBreaker:    true,
-		PodEvictionTimeout:     5 * time.Minute,
-		TaintBasedEviction:     true,
+// Effective returns the settings in force: every zero field replaced by its default, and the
+// rates of StopEviction and StopSecondaryEviction set to 0 (the Stop fields stay set, so
+// Effective is idempotent). Every function of the package reads its Config through Effective.
+func (c Config) Effective() Config {
+	if c.MonitorPeriod == 0 {
+		c.MonitorPeriod = DefaultMonitorPeriod
 	}
-}
-
-// DefaultConfig126 returns kube-controller-manager v1.26.15's defaults, the last release with
-// the legacy mode: a 40 s monitor grace period and no lease circuit breaker. TaintBasedEviction
-// is true there too; set it to false for the legacy mode.
-func DefaultConfig126() Config {
-	c := DefaultConfig()
-	c.MonitorGracePeriod = 40 * time.Second
-	c.LeaseCircuitBreaker = false
+	if c.MonitorGracePeriod == 0 {
+		c.MonitorGracePeriod = DefaultMonitorGracePeriod
+	}
+	if c.StartupGracePeriod == 0 {
+		c.StartupGracePeriod = DefaultStartupGracePeriod
+	}
+	switch {
+	case c.StopEviction:
+		c.EvictionRate = 0
+	case c.EvictionRate == 0:
+		c.EvictionRate = DefaultEvictionRate
+	}
+	switch {
+	case c.StopSecondaryEviction:
+		c.SecondaryEvictionRate = 0
+	case c.SecondaryEvictionRate == 0:
+		c.SecondaryEvictionRate = DefaultSecondaryEvictionRate
+	}
+	if c.LargeClusterThreshold == 0 {
+		c.LargeClusterThreshold = DefaultLargeClusterThreshold
+	}
+	if c.UnhealthyZoneThreshold == 0 {
+		c.UnhealthyZoneThreshold = DefaultUnhealthyZoneThreshold
+	}
 	return c
 }

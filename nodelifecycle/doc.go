@@ -1,30 +1,41 @@
 // Package nodelifecycle decides what kube-controller-manager's node lifecycle controller
-// decides, as pure functions over *v1.Node, *coordinationv1.Lease and time.Time: whether a
-// node is still alive, which NoSchedule and NoExecute taints it must carry, how disrupted its
-// zone is and how fast nodes may be tainted there, and — in the legacy mode that v1.26 was the
-// last to offer — when a failed node's pods are deleted.
+// decides: whether a node is still alive, which NoSchedule and NoExecute taints it must carry,
+// how disrupted its zone is and how fast nodes may be tainted there. [Monitor] runs the
+// controller's monitor pass over caller-supplied caches and API calls:
+//
+//	m := nodelifecycle.NewMonitor(api, nodelifecycle.Config{}) // v1.37 defaults
+//	res, err := m.Pass(ctx, now, nodelifecycle.PassInput{Nodes: nodes, Lease: lease, Pods: pods}) // every 5 s
+//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every 100 ms: the zone queues
+//	add, remove := nodelifecycle.NoScheduleTaints(node)         // on every node add or update
+//	marked, err := m.PodBound(ctx, now, pod)                    // a pod newly bound to a node
+//
+// The pieces of a pass are pure functions over *v1.Node, *coordinationv1.Lease and time.Time
+// ([Evaluate], [NoExecuteAction], [HandleDisruption], …) for callers that run their own loop.
 //
 // It mirrors k8s.io/kubernetes v1.37.2 pkg/controller/nodelifecycle/node_lifecycle_controller.go
-// (tryUpdateNodeHealth, monitorNodeHealth, doNoScheduleTaintingPass, processTaintBaseEviction,
-// doNoExecuteTaintingPass, markNodeAsReachable, ComputeZoneState, handleDisruption,
-// setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc), pkg/controller/util/node/controller_utils.go
-// (MarkPodsNotReady), k8s.io/component-helpers node/topology GetZoneKey, and for the legacy
-// mode the same files at v1.26.15 (processNoTaintBaseEviction, evictPods, cancelPodEviction,
-// doEvictionPass, DeletePods). The controller's loops, informers, API writes and rate-limited
-// queues stay with the caller; package timedqueue provides the queue.
+// (monitorNodeHealth, tryUpdateNodeHealth, doNoScheduleTaintingPass, processTaintBaseEviction,
+// doNoExecuteTaintingPass, markNodeAsReachable, processPod, ComputeZoneState,
+// handleDisruption, setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc),
+// pkg/controller/util/node/controller_utils.go (MarkPodsNotReady) and k8s.io/component-helpers
+// node/topology GetZoneKey. The zone queues are package timedqueue's RateLimited. The legacy
+// pod-eviction mode of v1.26 (--enable-taint-manager=false) is package
+// nodelifecycle/legacy.
 //
 // Guarantees:
-//   - No function modifies its arguments or reads a clock; time comes in as now.
-//   - Results never alias the caller's nodes, pods or conditions, except [PodDeletion.Pod]
-//     (the pod as given) and a [Probe], which may share its Ready and Lease with the Probe it
-//     came from.
+//   - No function or method modifies its arguments or reads a clock; time comes in as now.
+//   - Results never alias the caller's pods or conditions; a [Probe] may share its Ready and
+//     Lease with the Probe it came from, and [NodePass.Node] is the node as given when
+//     nothing was written to it.
 //   - Judgements are deterministic and monotone in now: a node judged later, with the same
 //     inputs, is never healthier.
 //   - The controller's NoExecute writes never leave a node with both the not-ready and the
 //     unreachable NoExecute taint.
 //   - A zone's state depends on its counts of ready and not-ready nodes only.
 //   - No package-level state, no feature-gate registry: [Config] carries every setting,
-//     including the NodeControllerLeaseCircuitBreaker gate.
+//     including the NodeControllerLeaseCircuitBreaker gate; its zero value is v1.37's
+//     defaults.
+//   - A [Monitor] pass is one walk over the nodes: O(nodes + pods of the nodes that turn not
+//     ready), one lock per call, no copy of a node that is not written.
 //
 // # Health
 //
@@ -45,8 +56,8 @@
 // spec.unschedulable. [NoExecuteAction] says what happens to the not-ready and unreachable
 // NoExecute taints in a pass: an immediate swap, queueing in the zone's rate-limited queue, or
 // removal ([MarkReachable]); [TaintQueued] is the queued work when the zone's token comes, and
-// [NoExecuteTaints] the set the node ends up with. [Swap.Apply] applies a change the way the
-// API server stores it. Taints come from package taints.
+// [NoExecuteTaintChanges] the change to the set the node ends up with. [Swap.Apply] applies a
+// change the way the API server stores it. Taints come from package taints.
 //
 // # Zones
 //
@@ -56,19 +67,15 @@
 // is one pass of the cluster-wide transition, including the all-zones-down mode in which every
 // rate is 0 and every NoExecute taint is removed.
 //
-// # Legacy mode
+// # Monitor
 //
-// With --enable-taint-manager=false (v1.26 and before) nodes are not tainted NoExecute; the
-// controller deletes a failed node's pods itself once Ready has been False (counted from the
-// observed transition) or Unknown (counted from the last sign of life) for longer than
-// --pod-eviction-timeout: [LegacyPodEviction], the per-node [EvictionState] machine and
-// [PlanPodDeletion], which spares DaemonSet pods as [IsDaemonSetPod] recognises them.
-//
-// # What if a node goes silent
-//
-// [SilentNode] computes, for a node whose last heartbeat reached the API server at a given
-// time, the monitor pass that marks it Unknown on a controller [Schedule], the NoExecute
-// taint it is queued for and, in the legacy mode, when its pods become due.
+// [Monitor] owns what upstream keeps between passes: the nodes seen, the [Probe] per node
+// (upstream nodeHealthMap), the zone states, one rate-limited queue per zone with its rate,
+// the circuit breaker's recorded resourceVersion and the nodes whose pods must be marked not
+// ready again. Writes go through the [API] it was given, and every failed write is retried
+// the way upstream retries it: a status write up to [StatusAttempts] times in the pass on the
+// node read again, a queued taint at the next drain, pod marking at the next pass. Without an
+// API every write succeeds and the results list what to apply.
 //
 // # Differences from upstream
 //
@@ -83,12 +90,24 @@
 //   - The live Lease GET of the circuit breaker is the caller's: [Evaluate] returns
 //     [NeedsLeaseCheck] and [EvaluateWithLiveLease] finishes; upstream calls the API inside the
 //     judgement (a GET error other than NotFound skips the node, which the caller does).
-//   - API writes are returned as values (the status to write, a [Swap], a [PodDeletion] plan)
-//     instead of being performed; retries and error aggregation stay with the caller, as the
-//     field docs describe.
-//   - Which Ready condition drives the NoExecute and legacy decisions is the caller's choice:
-//     [Health.Current] reproduces v1.37, [Health.Observed] v1.26.
-//   - Nil nodes, pods and DaemonSets are tolerated where upstream would panic.
+//   - The pure functions return API writes as values (the status to write, a [Swap]) instead
+//     of performing them; [Monitor] performs them through its [API] and retries them.
+//   - Which Ready condition drives the NoExecute decision is the caller's choice of the pure
+//     functions: [Health.Current] reproduces v1.37 (what [Monitor] does), [Health.Observed]
+//     v1.26.
+//   - A pass processes nodes one after another in the order given; upstream runs 8 at once,
+//     so the order in which nodes of one pass enter a zone queue (and, with equal process
+//     times, get their token) is the caller's list order instead of a race. Among equal
+//     process times the zone queue is FIFO (package timedqueue); upstream's heap is not.
+//   - A pass lists the pods of a node only when it marks them not ready; upstream lists them
+//     for every node with a Ready condition and, when listing fails (which an informer's index
+//     does not), skips the node's NoExecute action too. Here a failed listing only postpones
+//     the marking to the next pass.
+//   - A status write is tried [StatusAttempts] times; upstream polls for 100 ms every 20 ms
+//     (5 or 6 attempts, by timing).
+//   - [Monitor] writes the removal of both NoExecute taints as one [API.SwapTaints] call;
+//     upstream removes them one after the other (two patches).
+//   - Nil nodes and pods are tolerated where upstream would panic.
 //   - [ZoneRate] returns rates as numbers; the token bucket and its SwapLimiter quirks belong
 //     to package timedqueue.
 package nodelifecycle

@@ -1,10 +1,10 @@
 package nodelifecycle_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +17,7 @@ import (
 // taints it unreachable NoSchedule at once and unreachable NoExecute when its zone's token
 // comes, and takes the taints off when the kubelet posts Ready again.
 func Example_healthToTaints() {
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}
 	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "n1", CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))},
@@ -31,7 +31,7 @@ func Example_healthToTaints() {
 
 	// First pass: the controller sees the node and its lease.
 	h := nodelifecycle.Evaluate(node, lease, nil, t0, cfg)
-	saved := h.Saved(false)
+	saved := h.Probe
 	fmt.Println("t0:", h.Verdict, h.Current.Status)
 
 	// The node goes silent. 50 s later it is still within the grace period.
@@ -46,7 +46,7 @@ func Example_healthToTaints() {
 	h = nodelifecycle.EvaluateWithLiveLease(node, lease, &saved, nodelifecycle.LiveLease{Found: true, ResourceVersion: "7"}, now, cfg)
 	fmt.Println("t0+55s:", h.Verdict, h.Current.Status, h.Current.Reason, "pods NotReady:", h.BecameNotReady())
 	node.Status = *h.Status // written with UpdateStatus
-	saved = h.Saved(true)
+	saved = h.Saved()
 
 	add, remove := nodelifecycle.NoScheduleTaints(node)
 	node.Spec.Taints = nodelifecycle.Swap{Add: add, Remove: remove}.Apply(node.Spec.Taints, now)
@@ -81,7 +81,7 @@ func Example_healthToTaints() {
 
 // Zone states and eviction rates over three passes of a two-zone cluster.
 func ExampleHandleDisruption() {
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}
 	states := map[string]nodelifecycle.ZoneState{"a": nodelifecycle.ZoneInitial, "b": nodelifecycle.ZoneInitial}
 
 	passes := []map[string]nodelifecycle.ZoneCounts{
@@ -102,7 +102,7 @@ func ExampleHandleDisruption() {
 
 // The eviction rate of a zone by state and size.
 func ExampleZoneRate() {
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}
 	for _, z := range []struct {
 		counts nodelifecycle.ZoneCounts
 	}{
@@ -122,77 +122,69 @@ func ExampleZoneRate() {
 	// 5/5 not ready: FullDisruption, 0.1 nodes/s
 }
 
-// What if a node stops heartbeating? With v1.37 defaults, and in v1.26's legacy mode.
-func ExampleSilentNode() {
-	start := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
-	lastBeat := start.Add(62 * time.Second)
-
-	cfg := nodelifecycle.DefaultConfig()
-	s := nodelifecycle.SilentNode(lastBeat, cfg.Schedule(start), cfg)
-	fmt.Println("observed", s.Observed.Sub(start), "unknown", s.Unknown.Sub(start), "taint", taints.Format(s.Taint))
-
-	legacy := nodelifecycle.DefaultConfig126()
-	legacy.TaintBasedEviction = false
-	s = nodelifecycle.SilentNode(lastBeat, legacy.Schedule(start), legacy)
-	fmt.Println("observed", s.Observed.Sub(start), "unknown", s.Unknown.Sub(start), "pods due", s.PodEvictionDue.Sub(start))
-	// Output:
-	// observed 1m5s unknown 2m0s taint node.kubernetes.io/unreachable:NoExecute
-	// observed 1m5s unknown 1m50s pods due 6m10s
-}
-
-// The legacy mode's decision for a node whose Ready has been False since t0.
-func ExampleLegacyPodEviction() {
-	cfg := nodelifecycle.DefaultConfig126()
-	cfg.TaintBasedEviction = false
+// A controller's monitor: one pass every 5 s, one drain every 100 ms. Without an API the
+// Monitor assumes every write succeeds and lists them; here the caller applies them to its
+// own objects. Node n1 goes silent at t0; n2 keeps renewing its Lease.
+func ExampleMonitor() {
 	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
-	saved := &nodelifecycle.Probe{ProbeTime: t0.Add(5 * time.Minute), ReadyTransitionTime: t0}
+	ready := v1.NodeCondition{Type: v1.NodeReady, Status: v1.ConditionTrue,
+		LastHeartbeatTime: metav1.NewTime(t0), LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}
+	nodes := map[string]*v1.Node{}
+	for _, name := range []string{"n1", "n2"} {
+		nodes[name] = &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelTopologyZone: "z"}},
+			Status:     v1.NodeStatus{Conditions: []v1.NodeCondition{ready}},
+		}
+	}
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: v1.PodSpec{NodeName: "n1"},
+		Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
 
-	state := nodelifecycle.Unmarked
-	for _, now := range []time.Time{t0.Add(5 * time.Minute), t0.Add(5*time.Minute + 1)} {
-		e, err := nodelifecycle.LegacyPodEviction(v1.ConditionFalse, saved, now, cfg)
+	m := nodelifecycle.NewMonitor(nil, nodelifecycle.Config{})
+	for now := t0; !now.After(t0.Add(55 * time.Second)); now = now.Add(5 * time.Second) {
+		renew := metav1.NewMicroTime(now)
+		res, err := m.Pass(context.Background(), now, nodelifecycle.PassInput{
+			Nodes: []*v1.Node{nodes["n1"], nodes["n2"]},
+			Lease: func(name string) *coordinationv1.Lease {
+				if name == "n1" {
+					return nil // silent
+				}
+				return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+			},
+			Pods: func(name string) ([]*v1.Pod, error) {
+				if name == "n1" {
+					return []*v1.Pod{pod}, nil
+				}
+				return nil, nil
+			},
+		})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		var op nodelifecycle.EvictionOp
-		state, op = state.Next(e)
-		fmt.Println(now.Sub(t0), e, state, op)
-	}
-	// Output:
-	// 5m0s Wait Unmarked None
-	// 5m0.000000001s Due ToBeEvicted Enqueue
-}
-
-// The legacy mode's plan for the pods of a node whose eviction came due: DaemonSet and
-// terminating pods stay, every other pod on the node is deleted, and each first gets the
-// status reason NodeLost.
-func ExamplePlanPodDeletion() {
-	pod := func(name, node string, labels map[string]string) *v1.Pod {
-		return &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: labels},
-			Spec:       v1.PodSpec{NodeName: node},
+		for _, np := range res.Nodes {
+			if np.Status != nil {
+				nodes[np.Node.Name] = np.Node // the status written
+				fmt.Printf("t0+%v: %s %s, %d pod(s) not ready\n", now.Sub(t0), np.Node.Name, np.Health.Current.Status, len(np.PodsNotReady))
+			}
+			if np.Enqueued {
+				fmt.Printf("t0+%v: %s queued\n", now.Sub(t0), np.Node.Name)
+			}
+		}
+		writes, _ := m.Drain(context.Background(), now, func(name string) (*v1.Node, bool) {
+			n, ok := nodes[name]
+			return n, ok
+		})
+		for _, w := range writes {
+			n := nodes[w.Node].DeepCopy()
+			n.Spec.Taints = w.Swap.Apply(n.Spec.Taints, now)
+			nodes[w.Node] = n
+			fmt.Printf("t0+%v: %s tainted %s (%v)\n", now.Sub(t0), w.Node, taints.Format(n.Spec.Taints[0]), w.Reason)
 		}
 	}
-	agent := map[string]string{"app": "agent"}
-	daemonSets := []*appsv1.DaemonSet{{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "agent"},
-		Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: agent}},
-	}}
-	grace := int64(30)
-	stopping := pod("stopping", "n1", nil)
-	stopping.DeletionGracePeriodSeconds = &grace
-	pods := []*v1.Pod{pod("web", "n1", nil), pod("agent-x", "n1", agent), stopping, pod("moved", "n2", nil)}
-
-	for _, d := range nodelifecycle.PlanPodDeletion(pods, "n1", daemonSets) {
-		if d.NodeLost != nil {
-			fmt.Printf("%s: %s (%s: %s)\n", d.Pod.Name, d.Fate, d.NodeLost.Status.Reason, d.NodeLost.Status.Message)
-			continue
-		}
-		fmt.Printf("%s: %s\n", d.Pod.Name, d.Fate)
-	}
+	fmt.Println("zone:", m.Zones()[nodelifecycle.ZoneKey(nodes["n1"])].State)
 	// Output:
-	// web: Delete (NodeLost: Node n1 which was running pod web is unresponsive)
-	// agent-x: DaemonSet (NodeLost: Node n1 which was running pod agent-x is unresponsive)
-	// stopping: Terminating (NodeLost: Node n1 which was running pod stopping is unresponsive)
-	// moved: Elsewhere
+	// t0+55s: n1 Unknown, 1 pod(s) not ready
+	// t0+55s: n1 queued
+	// t0+55s: n1 tainted node.kubernetes.io/unreachable:NoExecute (Queued)
+	// zone: Normal
 }

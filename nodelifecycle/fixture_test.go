@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// t0 is the reference time of the spec's cases.
+// t0 is the reference time of the tests.
 var t0 = time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
@@ -60,8 +60,8 @@ func withLabels(n *v1.Node, kv ...string) *v1.Node {
 
 // noBreaker is the default configuration with the lease circuit breaker off.
 func noBreaker() Config {
-	c := DefaultConfig()
-	c.LeaseCircuitBreaker = false
+	c := Config{}
+	c.DisableLeaseCircuitBreaker = true
 	return c
 }
 

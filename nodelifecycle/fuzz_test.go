@@ -10,7 +10,7 @@ import (
 
 // FuzzZoneKey checks the zone key read from node labels against its definition: the beta
 // label wins whenever its key is present, "" iff region and zone are both empty, otherwise
-// region + ":\x00:" + zone. Seeds are the spec's case 23.
+// region + ":\x00:" + zone. Seeds are the label combinations of TestZoneKey.
 func FuzzZoneKey(f *testing.F) {
 	// present bits: 1 beta zone, 2 topology zone, 4 beta region, 8 topology region.
 	f.Add(uint8(0), "", "", "", "")

@@ -133,10 +133,11 @@ func (h Health) BecameNotReady() bool {
 	return h.Observed.Status == v1.ConditionTrue && h.Current != nil && h.Current.Status != v1.ConditionTrue
 }
 
-// Saved returns the state to remember for the node: Written after a successful write of
-// Status, Probe otherwise.
-func (h Health) Saved(wrote bool) Probe {
-	if wrote && h.Status != nil {
+// Saved returns the state to remember for the node once the judgement is carried out: Written
+// when there is a Status to write (and it was written), Probe otherwise. When writing Status
+// failed, remember Probe instead.
+func (h Health) Saved() Probe {
+	if h.Status != nil {
 		return h.Written
 	}
 	return h.Probe
@@ -144,7 +145,7 @@ func (h Health) Saved(wrote bool) Probe {
 
 // Evaluate judges a node's health from its status, its cached Lease (nil if none) and the
 // state saved by the previous judgement (nil if never seen), at time now. It never modifies
-// its arguments. With cfg.LeaseCircuitBreaker on, an expired node yields [NeedsLeaseCheck];
+// its arguments. With the lease circuit breaker on (the default), an expired node yields [NeedsLeaseCheck];
 // answer it with [EvaluateWithLiveLease].
 //
 // The rules, in upstream's order: a node without a Ready condition gets the startup grace
@@ -155,7 +156,7 @@ func (h Health) Saved(wrote bool) Probe {
 // strictly after ProbeTime + grace. As upstream, a new status heartbeat replaces the saved
 // record without its Lease, so the next judgement counts an unchanged Lease as renewed once.
 func Evaluate(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, now time.Time, cfg Config) Health {
-	return evaluate(node, lease, saved, nil, now, cfg)
+	return evaluate(node, lease, saved, nil, now, cfg.Effective())
 }
 
 // EvaluateWithLiveLease is [Evaluate] once the live Lease has been fetched after a
@@ -164,9 +165,10 @@ func Evaluate(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, now time
 // node be marked Unknown; any other resourceVersion yields [Skipped]. With the breaker off it
 // is Evaluate.
 func EvaluateWithLiveLease(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, live LiveLease, now time.Time, cfg Config) Health {
-	return evaluate(node, lease, saved, &live, now, cfg)
+	return evaluate(node, lease, saved, &live, now, cfg.Effective())
 }
 
+// evaluate is Evaluate on an effective cfg.
 func evaluate(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, live *LiveLease, now time.Time, cfg Config) Health {
 	var h Health
 	if node == nil {
@@ -226,7 +228,7 @@ func evaluate(node *v1.Node, lease *coordinationv1.Lease, saved *Probe, live *Li
 		return h
 	}
 
-	if cfg.LeaseCircuitBreaker {
+	if !cfg.DisableLeaseCircuitBreaker {
 		if live == nil {
 			h.Verdict = NeedsLeaseCheck
 			return h

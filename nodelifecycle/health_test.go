@@ -55,7 +55,7 @@ func runHealthCase(t *testing.T, tc healthCase) {
 			require.NotNil(t, h.Current, "step %d current", i)
 			assert.Equal(t, st.current, h.Current.Status, "step %d current", i)
 		}
-		next := h.Saved(true)
+		next := h.Saved()
 		if !st.probe.IsZero() {
 			assert.True(t, st.probe.Equal(next.ProbeTime), "step %d probe: want %v got %v", i, st.probe, next.ProbeTime)
 		}
@@ -77,9 +77,11 @@ func runHealthCase(t *testing.T, tc healthCase) {
 	}
 }
 
-// TestEvaluateSpecCases covers spec cases 1–15 with the lease circuit breaker off, then again
-// with it on and the live Lease agreeing with the saved one (the answer must not change).
-func TestEvaluateSpecCases(t *testing.T) {
+// TestEvaluateSteps judges nodes step by step through first sight, silence past the grace
+// period, heartbeats and transitions, nodes that never posted, a removed Ready condition and
+// Lease renewals, with the lease circuit breaker off, then again with it on and the live
+// Lease agreeing with the saved one (the answer must not change).
+func TestEvaluateSteps(t *testing.T) {
 	longAgo := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
 	utcPlus1 := time.FixedZone("UTC+1", 3600)
 
@@ -104,7 +106,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 
 	cases := []healthCase{
 		{
-			name: "case01+02 first sight gives a full grace period, then Unknown 1ns after it",
+			name: "first sight gives a full grace period, then Unknown 1ns after it",
 			steps: []healthStep{
 				{now: t0, node: readyNode, verdict: Fresh, probe: t0, transition: t0, current: v1.ConditionTrue, savedReady: v1.ConditionTrue},
 				{now: at(50 * time.Second), node: readyNode, verdict: Fresh, probe: t0, transition: t0, current: v1.ConditionTrue},
@@ -113,7 +115,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case03 pressure conditions Unknown, NetworkUnavailable untouched, missing ones appended in order",
+			name:  "pressure conditions Unknown, NetworkUnavailable untouched, missing ones appended in order",
 			saved: savedT0,
 			steps: []healthStep{{
 				now: at(time.Minute),
@@ -144,7 +146,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			}},
 		},
 		{
-			name:  "case04-07 heartbeats and transitions on the controller's clock",
+			name:  "heartbeats and transitions on the controller's clock",
 			saved: &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: ptr(readyCond(v1.ConditionTrue, t0, at(-time.Hour)))},
 			steps: []healthStep{
 				// 4: new heartbeat, same transition → probe moves, transition kept.
@@ -163,7 +165,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name: "case08 never posted, created long ago: Unknown on the first judgement",
+			name: "never posted, created long ago: Unknown on the first judgement",
 			steps: []healthStep{{
 				now: t0, node: mkNode("n", longAgo), live: notFound, verdict: Expired, write: true,
 				probe: longAgo, transition: t0, current: v1.ConditionUnknown,
@@ -182,7 +184,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			}},
 		},
 		{
-			name: "case09 never posted, created 30s ago: startup grace from creation, Ready nil until it expires",
+			name: "never posted, created 30s ago: startup grace from creation, Ready nil until it expires",
 			steps: []healthStep{
 				{now: t0, node: mkNode("n", at(-30*time.Second)), verdict: Fresh, currentNil: true, probe: at(-30 * time.Second), savedReady: "nil"},
 				{now: at(30 * time.Second), node: mkNode("n", at(-30*time.Second)), verdict: Fresh, currentNil: true},
@@ -190,7 +192,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case10 Ready removed from a live node: startup grace from the old probe",
+			name:  "Ready removed from a live node: startup grace from the old probe",
 			saved: savedT0,
 			steps: []healthStep{
 				{now: at(55 * time.Second), node: mkNode("n", longAgo), verdict: Fresh, currentNil: true, probe: t0, savedReady: "nil"},
@@ -201,7 +203,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case11 a renewed Lease keeps a node with a stuck status alive",
+			name:  "a renewed Lease keeps a node with a stuck status alive",
 			saved: &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: savedT0.Ready, Lease: savedLease("1", &t0)},
 			steps: []healthStep{
 				{now: at(40 * time.Second), node: stuck, lease: lease40, verdict: Fresh, probe: at(40 * time.Second), transition: t0},
@@ -210,7 +212,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case12 a Lease going back or staying put is no renewal",
+			name:  "a Lease going back or staying put is no renewal",
 			saved: &Probe{ProbeTime: at(40 * time.Second), ReadyTransitionTime: t0, Ready: savedT0.Ready, Lease: savedLease("2", ptr(at(40*time.Second)))},
 			steps: []healthStep{
 				{now: at(45 * time.Second), node: stuck, lease: mkLease("n", "4", ptr(at(30*time.Second))), verdict: Fresh, probe: at(40 * time.Second)},
@@ -218,7 +220,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case13 a first Lease without renewTime counts once, then blocks renewals",
+			name:  "a first Lease without renewTime counts once, then blocks renewals",
 			saved: savedT0,
 			steps: []healthStep{
 				{now: at(30 * time.Second), node: stuck, lease: nilLease, verdict: Fresh, probe: at(30 * time.Second)},
@@ -227,7 +229,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			},
 		},
 		{
-			name:  "case14 Ready already Unknown: nothing written, pressure changes dropped",
+			name:  "Ready already Unknown: nothing written, pressure changes dropped",
 			saved: &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: ptr(readyCond(v1.ConditionUnknown, t0, t0))},
 			steps: []healthStep{{
 				now:  at(51 * time.Second),
@@ -240,7 +242,7 @@ func TestEvaluateSpecCases(t *testing.T) {
 			}},
 		},
 		{
-			name:  "case15 never posted but renewing its Lease: alive forever, Ready stays nil",
+			name:  "never posted but renewing its Lease: alive forever, Ready stays nil",
 			steps: leaseOnlySteps(longAgo),
 		},
 		{
@@ -273,13 +275,13 @@ func TestEvaluateSpecCases(t *testing.T) {
 			runHealthCase(t, tc)
 		})
 		t.Run("breaker on, live lease agrees/"+tc.name, func(t *testing.T) {
-			tc.cfg = DefaultConfig()
+			tc.cfg = Config{}
 			runHealthCase(t, tc)
 		})
 	}
 }
 
-// leaseOnlySteps is case 15: a node created long ago that never posts a status but renews its
+// leaseOnlySteps: a node created long ago that never posts a status but renews its
 // Lease every 10 s, judged every 5 s for an hour.
 func leaseOnlySteps(created time.Time) []healthStep {
 	node := mkNode("n", created)
@@ -294,16 +296,18 @@ func leaseOnlySteps(created time.Time) []healthStep {
 	return steps
 }
 
-// TestEvaluateLeaseCircuitBreaker covers spec cases 16 and 17.
+// TestEvaluateLeaseCircuitBreaker: an expired node asks for its live Lease; a live Lease that
+// moved (renewed, or edited without renewal) skips it, one that is gone or unchanged lets it
+// be marked Unknown.
 func TestEvaluateLeaseCircuitBreaker(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	node := mkNode("n", t0.Add(-time.Hour), readyCond(v1.ConditionTrue, t0, t0))
 	saved := &Probe{ProbeTime: t0, ReadyTransitionTime: t0, Ready: ptr(readyCond(v1.ConditionTrue, t0, t0)), Lease: savedLease("5", &t0)}
 	cached := mkLease("n", "5", &t0)
 	now := at(51 * time.Second)
 
 	first := Evaluate(node, cached, saved, now, cfg)
-	require.Equal(t, NeedsLeaseCheck, first.Verdict, "case16: breaker asks for the live lease")
+	require.Equal(t, NeedsLeaseCheck, first.Verdict, "breaker asks for the live lease")
 	assert.Nil(t, first.Status)
 	assert.Nil(t, first.Current)
 
@@ -315,11 +319,11 @@ func TestEvaluateLeaseCircuitBreaker(t *testing.T) {
 		verdict Verdict
 		liveRV  string
 	}{
-		{"case16 live lease newer: skip", cached, LiveLease{Found: true, ResourceVersion: "6"}, now, Skipped, "6"},
-		{"case16 live lease not found: mark Unknown", cached, LiveLease{}, now, Expired, ""},
-		{"case16 live lease equal: mark Unknown", cached, LiveLease{Found: true, ResourceVersion: "5"}, now, Expired, ""},
-		{"case17 lease edited without renewal: skipped", mkLease("n", "7", &t0), LiveLease{Found: true, ResourceVersion: "7"}, now, Skipped, "7"},
-		{"case17 lease edited without renewal: still skipped 10 minutes later", mkLease("n", "7", &t0), LiveLease{Found: true, ResourceVersion: "7"}, at(10 * time.Minute), Skipped, "7"},
+		{"live lease newer: skip", cached, LiveLease{Found: true, ResourceVersion: "6"}, now, Skipped, "6"},
+		{"live lease not found: mark Unknown", cached, LiveLease{}, now, Expired, ""},
+		{"live lease equal: mark Unknown", cached, LiveLease{Found: true, ResourceVersion: "5"}, now, Expired, ""},
+		{"lease edited without renewal: skipped", mkLease("n", "7", &t0), LiveLease{Found: true, ResourceVersion: "7"}, now, Skipped, "7"},
+		{"lease edited without renewal: still skipped 10 minutes later", mkLease("n", "7", &t0), LiveLease{Found: true, ResourceVersion: "7"}, at(10 * time.Minute), Skipped, "7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -384,7 +388,7 @@ func TestEvaluateDoesNotModifyInputs(t *testing.T) {
 func TestEvaluateNilNode(t *testing.T) {
 	h := Evaluate(nil, nil, nil, t0, noBreaker())
 	require.Equal(t, Expired, h.Verdict)
-	assert.Equal(t, DefaultConfig().StartupGracePeriod, h.Grace)
+	assert.Equal(t, DefaultStartupGracePeriod, h.Grace)
 	require.NotNil(t, h.Status)
 	require.Len(t, h.Status.Conditions, 4)
 	require.NotNil(t, h.Current)
@@ -411,10 +415,10 @@ func TestHealthHelpers(t *testing.T) {
 	assert.False(t, h.BecameNotReady())
 
 	h = Health{Probe: Probe{ProbeTime: t0}, Written: Probe{ProbeTime: at(time.Second)}}
-	assert.Equal(t, t0, h.Saved(true).ProbeTime, "no status to write: Probe")
+	assert.Equal(t, t0, h.Saved().ProbeTime, "no status to write: Probe")
 	h.Status = &v1.NodeStatus{}
-	assert.Equal(t, at(time.Second), h.Saved(true).ProbeTime)
-	assert.Equal(t, t0, h.Saved(false).ProbeTime, "failed write keeps the refreshed probe")
+	assert.Equal(t, at(time.Second), h.Saved().ProbeTime)
+	assert.Equal(t, t0, h.Probe.ProbeTime, "failed write keeps the refreshed probe")
 
 	x := readyCond(v1.ConditionTrue, t0, t0)
 	assert.True(t, sameCondition(nil, nil))

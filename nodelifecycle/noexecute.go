@@ -128,12 +128,12 @@ func MarkReachable(node *v1.Node) Action {
 	return a
 }
 
-// NoExecuteTaints returns the NoExecute taints a node ends up with for its Ready condition,
+// NoExecuteTaintChanges returns the NoExecute taints a node ends up with for its Ready condition,
 // as the taints to add and to remove, once its zone queue has processed it: Ready False →
 // not-ready only; Unknown → unreachable only; True → neither; nil or another status → no
 // change. add holds only taints the node lacks, remove only taints it has. The result never
 // leaves the node with both.
-func NoExecuteTaints(node *v1.Node, ready *v1.NodeCondition) (add, remove []v1.Taint) {
+func NoExecuteTaintChanges(node *v1.Node, ready *v1.NodeCondition) (add, remove []v1.Taint) {
 	if ready == nil {
 		return nil, nil
 	}

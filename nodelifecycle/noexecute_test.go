@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestNoExecuteAction covers spec case 21.
+// TestNoExecuteAction: the NoExecute decision for each Ready status and taint combination.
 func TestNoExecuteAction(t *testing.T) {
 	notReady, unreachable := ne(v1.TaintNodeNotReady), ne(v1.TaintNodeUnreachable)
 	status := func(s v1.ConditionStatus) *v1.NodeCondition { return ptr(readyCond(s, t0, t0)) }
@@ -17,23 +17,23 @@ func TestNoExecuteAction(t *testing.T) {
 		ready *v1.NodeCondition
 		want  Action
 	}{
-		{"case21 False with unreachable: swap at once", []v1.Taint{unreachable}, status(v1.ConditionFalse),
+		{"False with unreachable: swap at once", []v1.Taint{unreachable}, status(v1.ConditionFalse),
 			Action{Kind: SwapToNotReady, Swap: Swap{Add: []v1.Taint{notReady}, Remove: []v1.Taint{unreachable}}}},
-		{"case21 Unknown with not-ready: swap at once", []v1.Taint{notReady}, status(v1.ConditionUnknown),
+		{"Unknown with not-ready: swap at once", []v1.Taint{notReady}, status(v1.ConditionUnknown),
 			Action{Kind: SwapToUnreachable, Swap: Swap{Add: []v1.Taint{unreachable}, Remove: []v1.Taint{notReady}}}},
-		{"case21 False, no taints: enqueue clearing the tombstone", nil, status(v1.ConditionFalse),
+		{"False, no taints: enqueue clearing the tombstone", nil, status(v1.ConditionFalse),
 			Action{Kind: Enqueue, ClearTombstone: true}},
-		{"case21 False with not-ready: enqueue without clearing", []v1.Taint{notReady}, status(v1.ConditionFalse),
+		{"False with not-ready: enqueue without clearing", []v1.Taint{notReady}, status(v1.ConditionFalse),
 			Action{Kind: Enqueue}},
 		{"Unknown, no taints: enqueue clearing the tombstone", nil, status(v1.ConditionUnknown),
 			Action{Kind: Enqueue, ClearTombstone: true}},
 		{"Unknown with unreachable: enqueue without clearing", []v1.Taint{unreachable}, status(v1.ConditionUnknown),
 			Action{Kind: Enqueue}},
-		{"case21 True: untaint whatever is there", []v1.Taint{ns("x"), unreachable}, status(v1.ConditionTrue),
+		{"True: untaint whatever is there", []v1.Taint{ns("x"), unreachable}, status(v1.ConditionTrue),
 			Action{Kind: Untaint, Swap: Swap{Remove: []v1.Taint{unreachable}}}},
 		{"True, nothing to remove: untaint still dequeues", nil, status(v1.ConditionTrue),
 			Action{Kind: Untaint}},
-		{"case21 nil Ready: nothing", []v1.Taint{notReady}, nil, Action{}},
+		{"nil Ready: nothing", []v1.Taint{notReady}, nil, Action{}},
 		{"unknown status string: nothing", nil, status("Maybe"), Action{}},
 		{"a NoSchedule unreachable taint does not count", []v1.Taint{ns(v1.TaintNodeUnreachable)}, status(v1.ConditionFalse),
 			Action{Kind: Enqueue, ClearTombstone: true}},
@@ -50,7 +50,7 @@ func TestNoExecuteAction(t *testing.T) {
 	assert.Equal(t, Action{Kind: Enqueue, ClearTombstone: true}, NoExecuteAction(nil, status(v1.ConditionFalse)))
 }
 
-func TestNoExecuteTaints(t *testing.T) {
+func TestNoExecuteTaintChanges(t *testing.T) {
 	notReady, unreachable := ne(v1.TaintNodeNotReady), ne(v1.TaintNodeUnreachable)
 	cases := []struct {
 		name        string
@@ -68,23 +68,23 @@ func TestNoExecuteTaints(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			add, remove := NoExecuteTaints(withTaints(mkNode("n", t0), tc.taint...), ptr(readyCond(tc.ready, t0, t0)))
+			add, remove := NoExecuteTaintChanges(withTaints(mkNode("n", t0), tc.taint...), ptr(readyCond(tc.ready, t0, t0)))
 			assert.Equal(t, tc.add, add)
 			assert.Equal(t, tc.remove, remove)
 		})
 	}
-	add, remove := NoExecuteTaints(mkNode("n", t0), nil)
+	add, remove := NoExecuteTaintChanges(mkNode("n", t0), nil)
 	assert.Nil(t, add)
 	assert.Nil(t, remove)
-	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionUnknown, t0, t0)))
+	add, remove = NoExecuteTaintChanges(nil, ptr(readyCond(v1.ConditionUnknown, t0, t0)))
 	assert.Equal(t, []v1.Taint{unreachable}, add, "a nil node has no taints")
 	assert.Nil(t, remove)
-	add, remove = NoExecuteTaints(nil, ptr(readyCond(v1.ConditionTrue, t0, t0)))
+	add, remove = NoExecuteTaintChanges(nil, ptr(readyCond(v1.ConditionTrue, t0, t0)))
 	assert.Nil(t, add)
 	assert.Nil(t, remove)
 }
 
-// TestTaintQueued covers the queued action of timedqueue.md §3.5.
+// TestTaintQueued: what a queued node gets when its zone's token comes.
 func TestTaintQueued(t *testing.T) {
 	notReady, unreachable := ne(v1.TaintNodeNotReady), ne(v1.TaintNodeUnreachable)
 	cases := []struct {

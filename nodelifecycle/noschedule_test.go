@@ -17,7 +17,8 @@ func withTaints(n *v1.Node, ts ...v1.Taint) *v1.Node {
 	return n
 }
 
-// TestNoScheduleTaints covers spec cases 18–20.
+// TestNoScheduleTaints: condition taints follow the conditions and spec.unschedulable; other
+// taints are never touched.
 func TestNoScheduleTaints(t *testing.T) {
 	unsched := func(n *v1.Node) *v1.Node { n.Spec.Unschedulable = true; return n }
 	cases := []struct {
@@ -26,26 +27,26 @@ func TestNoScheduleTaints(t *testing.T) {
 		add, remove []v1.Taint
 	}{
 		{
-			name: "case18 not ready, memory pressure, cordoned, no taints",
+			name: "not ready, memory pressure, cordoned, no taints",
 			node: unsched(mkNode("n", t0, readyCond(v1.ConditionFalse, t0, t0), cond(v1.NodeMemoryPressure, v1.ConditionTrue, t0, t0))),
 			add:  []v1.Taint{ns(v1.TaintNodeNotReady), ns(v1.TaintNodeMemoryPressure), ns(v1.TaintNodeUnschedulable)},
 		},
 		{
-			name: "case19 ready again: stale condition taints removed, others untouched",
+			name: "ready again: stale condition taints removed, others untouched",
 			node: withTaints(mkNode("n", t0, readyCond(v1.ConditionTrue, t0, t0)),
 				ns(v1.TaintNodeMemoryPressure), ns(v1.TaintNodeUnreachable), ns("foo"), ne(v1.TaintNodeNotReady)),
 			remove: []v1.Taint{ns(v1.TaintNodeMemoryPressure), ns(v1.TaintNodeUnreachable)},
 		},
 		{
-			name: "case20 memory pressure Unknown gives no taint",
+			name: "memory pressure Unknown gives no taint",
 			node: mkNode("n", t0, readyCond(v1.ConditionTrue, t0, t0), cond(v1.NodeMemoryPressure, v1.ConditionUnknown, t0, t0)),
 		},
 		{
-			name: "case20 memory pressure False gives no taint",
+			name: "memory pressure False gives no taint",
 			node: mkNode("n", t0, readyCond(v1.ConditionTrue, t0, t0), cond(v1.NodeMemoryPressure, v1.ConditionFalse, t0, t0)),
 		},
 		{
-			name: "case20 an existing taint with a value counts as present",
+			name: "an existing taint with a value counts as present",
 			node: withTaints(mkNode("n", t0, cond(v1.NodeMemoryPressure, v1.ConditionTrue, t0, t0)),
 				v1.Taint{Key: v1.TaintNodeMemoryPressure, Value: "x", Effect: v1.TaintEffectNoSchedule}),
 		},

@@ -105,6 +105,10 @@ func CountReady(ready []*v1.NodeCondition) ZoneCounts {
 // otherwise, an empty zone included. The ratio is computed in float32 as upstream does, which
 // differs from float64 near the threshold (3 of 30 against 0.1 is partial).
 func ComputeZoneState(c ZoneCounts, cfg Config) ZoneState {
+	return computeZoneState(c, cfg.Effective())
+}
+
+func computeZoneState(c ZoneCounts, cfg Config) ZoneState {
 	switch {
 	case c.Ready == 0 && c.NotReady > 0:
 		return ZoneFullDisruption
@@ -121,6 +125,10 @@ func ComputeZoneState(c ZoneCounts, cfg Config) ZoneState {
 // Initial and unknown states return 0 and false: upstream leaves the limiter alone. When every
 // zone is fully disrupted the rate is 0 everywhere; see [HandleDisruption].
 func ZoneRate(s ZoneState, size int, cfg Config) (float32, bool) {
+	return zoneRate(s, size, cfg.Effective())
+}
+
+func zoneRate(s ZoneState, size int, cfg Config) (float32, bool) {
 	switch s {
 	case ZoneNormal, ZoneFullDisruption:
 		return cfg.EvictionRate, true
@@ -183,6 +191,7 @@ func (t Disruption) AllDown() bool {
 // at the first zone not fully disrupted, so it may keep some for another pass with an empty
 // state. prev is not modified.
 func HandleDisruption(prev map[string]ZoneState, counts map[string]ZoneCounts, cfg Config) Disruption {
+	cfg = cfg.Effective()
 	t := Disruption{
 		States: make(map[string]ZoneState, len(counts)),
 		Rates:  make(map[string]float32),
@@ -190,7 +199,7 @@ func HandleDisruption(prev map[string]ZoneState, counts map[string]ZoneCounts, c
 	allNow := true
 	allBefore := true
 	for zone, c := range counts {
-		s := ComputeZoneState(c, cfg)
+		s := computeZoneState(c, cfg)
 		t.States[zone] = s
 		if s != ZoneFullDisruption {
 			allNow = false
@@ -221,7 +230,7 @@ func HandleDisruption(prev map[string]ZoneState, counts map[string]ZoneCounts, c
 			if !t.Exited && prev[zone] == s {
 				continue
 			}
-			if r, ok := ZoneRate(s, counts[zone].Size(), cfg); ok {
+			if r, ok := zoneRate(s, counts[zone].Size(), cfg); ok {
 				t.Rates[zone] = r
 			}
 		}

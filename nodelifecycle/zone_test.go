@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"maps"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,19 +11,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestZoneKey covers spec case 23.
+// TestZoneKey: the beta failure-domain labels win over the topology ones when present, even
+// empty; region and zone join with ":\x00:"; no labels give "".
 func TestZoneKey(t *testing.T) {
 	cases := []struct {
 		name   string
 		labels map[string]string
 		want   string
 	}{
-		{"case23 no labels", nil, ""},
-		{"case23 empty labels", map[string]string{}, ""},
-		{"case23 topology zone", map[string]string{v1.LabelTopologyZone: "z"}, ":\x00:z"},
-		{"case23 topology region", map[string]string{v1.LabelTopologyRegion: "r"}, "r:\x00:"},
-		{"case23 empty beta zone hides the topology zone", map[string]string{v1.LabelFailureDomainBetaZone: "", v1.LabelTopologyZone: "z"}, ""},
-		{"case23 beta zone wins, topology region", map[string]string{v1.LabelFailureDomainBetaZone: "bz", v1.LabelTopologyZone: "z", v1.LabelTopologyRegion: "r"}, "r:\x00:bz"},
+		{"no labels", nil, ""},
+		{"empty labels", map[string]string{}, ""},
+		{"topology zone", map[string]string{v1.LabelTopologyZone: "z"}, ":\x00:z"},
+		{"topology region", map[string]string{v1.LabelTopologyRegion: "r"}, "r:\x00:"},
+		{"empty beta zone hides the topology zone", map[string]string{v1.LabelFailureDomainBetaZone: "", v1.LabelTopologyZone: "z"}, ""},
+		{"beta zone wins, topology region", map[string]string{v1.LabelFailureDomainBetaZone: "bz", v1.LabelTopologyZone: "z", v1.LabelTopologyRegion: "r"}, "r:\x00:bz"},
 		{"beta region wins", map[string]string{v1.LabelFailureDomainBetaRegion: "br", v1.LabelTopologyRegion: "r", v1.LabelTopologyZone: "z"}, "br:\x00:z"},
 	}
 	for _, tc := range cases {
@@ -56,7 +58,8 @@ func members(ready, notReady, missing int) []*v1.NodeCondition {
 	return out
 }
 
-// TestComputeZoneState covers spec cases 24 and 25.
+// TestComputeZoneState: zone states from counts, at the default threshold and at thresholds
+// where float32 arithmetic matters.
 func TestComputeZoneState(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -64,23 +67,24 @@ func TestComputeZoneState(t *testing.T) {
 		threshold float32
 		want      ZoneState
 	}{
-		{"case24 3 ready", members(3, 0, 0), 0.55, ZoneNormal},
-		{"case24 27 ready 3 not", members(27, 3, 0), 0.55, ZoneNormal},
-		{"case24 9 ready 11 not: exactly the threshold", members(9, 11, 0), 0.55, ZonePartialDisruption},
-		{"case24 1 ready 2 not: fewer than 3", members(1, 2, 0), 0.55, ZoneNormal},
-		{"case24 2 ready 3 not", members(2, 3, 0), 0.55, ZonePartialDisruption},
-		{"case24 one node without Ready", members(0, 0, 1), 0.55, ZoneFullDisruption},
-		{"case24 1 ready 3 without Ready", members(1, 0, 3), 0.55, ZonePartialDisruption},
-		{"case24 empty zone", nil, 0.55, ZoneNormal},
-		{"case25 threshold 0.1: 3 of 30 in float32", members(27, 3, 0), 0.1, ZonePartialDisruption},
-		{"case25 threshold 0: 3 not ready is enough", members(7, 3, 0), 0, ZonePartialDisruption},
-		{"case25 threshold 1: partial never happens", members(9, 11, 0), 1, ZoneNormal},
+		{"3 ready", members(3, 0, 0), 0.55, ZoneNormal},
+		{"27 ready 3 not", members(27, 3, 0), 0.55, ZoneNormal},
+		{"9 ready 11 not: exactly the threshold", members(9, 11, 0), 0.55, ZonePartialDisruption},
+		{"1 ready 2 not: fewer than 3", members(1, 2, 0), 0.55, ZoneNormal},
+		{"2 ready 3 not", members(2, 3, 0), 0.55, ZonePartialDisruption},
+		{"one node without Ready", members(0, 0, 1), 0.55, ZoneFullDisruption},
+		{"1 ready 3 without Ready", members(1, 0, 3), 0.55, ZonePartialDisruption},
+		{"empty zone", nil, 0.55, ZoneNormal},
+		{"threshold 0.1: 3 of 30 in float32", members(27, 3, 0), 0.1, ZonePartialDisruption},
+		{"the tiniest threshold (upstream's 0): 3 not ready is enough", members(7, 3, 0), math.SmallestNonzeroFloat32, ZonePartialDisruption},
+		{"threshold 0 is the default 0.55: 3 of 10 is Normal", members(7, 3, 0), 0, ZoneNormal},
+		{"threshold 1: partial never happens", members(9, 11, 0), 1, ZoneNormal},
 		{"threshold 1: all not ready is full", members(0, 5, 0), 1, ZoneFullDisruption},
 		{"unknown status strings count as not ready", []*v1.NodeCondition{{Status: "maybe"}, {Status: v1.ConditionUnknown}, {Status: ""}, {Status: v1.ConditionTrue}}, 0.55, ZonePartialDisruption},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := Config{}
 			cfg.UnhealthyZoneThreshold = tc.threshold
 			assert.Equal(t, tc.want, ComputeZoneState(CountReady(tc.members), cfg))
 		})
@@ -89,9 +93,9 @@ func TestComputeZoneState(t *testing.T) {
 	assert.Less(t, 3.0/30.0, float64(float32(0.1)))
 }
 
-// TestZoneRate covers spec case 26.
+// TestZoneRate: the rate of each state, partial zones split at LargeClusterThreshold.
 func TestZoneRate(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	cases := []struct {
 		name  string
 		state ZoneState
@@ -99,10 +103,10 @@ func TestZoneRate(t *testing.T) {
 		want  float32
 		ok    bool
 	}{
-		{"case26 partial, 50 nodes: stopped", ZonePartialDisruption, 50, 0, true},
-		{"case26 partial, 51 nodes: secondary rate", ZonePartialDisruption, 51, 0.01, true},
-		{"case26 full while another zone is not", ZoneFullDisruption, 3, 0.1, true},
-		{"case26 normal", ZoneNormal, 3, 0.1, true},
+		{"partial, 50 nodes: stopped", ZonePartialDisruption, 50, 0, true},
+		{"partial, 51 nodes: secondary rate", ZonePartialDisruption, 51, 0.01, true},
+		{"full while another zone is not", ZoneFullDisruption, 3, 0.1, true},
+		{"normal", ZoneNormal, 3, 0.1, true},
 		{"initial: limiter untouched", ZoneInitial, 3, 0, false},
 		{"empty state: limiter untouched", "", 3, 0, false},
 	}
@@ -126,9 +130,10 @@ func ratesOf(kv ...any) map[string]float32 {
 	return m
 }
 
-// TestHandleDisruption covers spec cases 27–29 and the transition rules of §4.4.
+// TestHandleDisruption: entering and leaving the all-zones-down mode, zones not counted
+// dropped, and the rate changes of each transition.
 func TestHandleDisruption(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Config{}
 	cases := []struct {
 		name    string
 		prev    map[string]ZoneState
@@ -140,7 +145,7 @@ func TestHandleDisruption(t *testing.T) {
 		exited  bool
 	}{
 		{
-			name:    "case27 first pass, both zones full: enter the all-zones-down mode",
+			name:    "first pass, both zones full: enter the all-zones-down mode",
 			prev:    map[string]ZoneState{"A": ZoneInitial, "B": ZoneInitial},
 			counts:  map[string]ZoneCounts{"A": full(2), "B": full(3)},
 			states:  map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneFullDisruption},
@@ -148,7 +153,7 @@ func TestHandleDisruption(t *testing.T) {
 			entered: true,
 		},
 		{
-			name:   "case27 next pass, B normal again: exit, every zone gets its state's rate",
+			name:   "next pass, B normal again: exit, every zone gets its state's rate",
 			prev:   map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneFullDisruption},
 			counts: map[string]ZoneCounts{"A": full(2), "B": healthy(3)},
 			states: map[string]ZoneState{"A": ZoneFullDisruption, "B": ZoneNormal},
@@ -156,7 +161,7 @@ func TestHandleDisruption(t *testing.T) {
 			exited: true,
 		},
 		{
-			name:    "case28 an excluded-only zone is not counted and is dropped",
+			name:    "an excluded-only zone is not counted and is dropped",
 			prev:    map[string]ZoneState{"A": ZoneInitial, "B": ZoneNormal},
 			counts:  map[string]ZoneCounts{"B": healthy(3)},
 			states:  map[string]ZoneState{"B": ZoneNormal},
@@ -164,7 +169,7 @@ func TestHandleDisruption(t *testing.T) {
 			dropped: []string{"A"},
 		},
 		{
-			name:    "case29 no node counted: everything dropped, nothing else",
+			name:    "no node counted: everything dropped, nothing else",
 			prev:    map[string]ZoneState{"A": ZoneNormal, "B": ZoneFullDisruption},
 			counts:  map[string]ZoneCounts{},
 			states:  map[string]ZoneState{},
@@ -245,7 +250,7 @@ func TestCase28ExcludedNodeStillActedOn(t *testing.T) {
 }
 
 func TestDisruptionString(t *testing.T) {
-	d := HandleDisruption(map[string]ZoneState{"old": ZoneNormal}, map[string]ZoneCounts{"b": full(1), "a": healthy(2)}, DefaultConfig())
+	d := HandleDisruption(map[string]ZoneState{"old": ZoneNormal}, map[string]ZoneCounts{"b": full(1), "a": healthy(2)}, Config{})
 	assert.Equal(t, `entered=false exited=false "a"=Normal@0.1 "b"=FullDisruption@0.1 dropped=["old"]`, d.String())
 	assert.False(t, d.AllDown())
 	assert.True(t, Disruption{}.AllDown())

@@ -46,7 +46,8 @@ type variant struct {
 var (
 	upstream  = variant{name: "kcm"}
 	ourTaint  = variant{name: "ours-taint-eviction", taintEviction: true}
-	variants  = []variant{upstream, ourTaint}
+	ourBoth   = variant{name: "ours-both", taintEviction: true, nodeLifecycle: true}
+	variants  = []variant{upstream, ourTaint, ourBoth}
 	programMu sync.Mutex
 	programs  string
 )

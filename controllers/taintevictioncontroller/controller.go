@@ -8,7 +8,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -17,17 +16,14 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
+	"github.com/evictkit/eviction/tainteviction"
+	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
 )
 
 // ControllerName is the controller's name in kube-controller-manager
 // (--controllers), and the source of the events it emits.
 const ControllerName = "taint-eviction-controller"
-
-// Event reason and messages upstream emits for a pod's eviction.
-const (
-	EventReason = "TaintManagerEviction"
-)
 
 // NodeNameIndex is the pod informer index, by spec.nodeName, that the
 // controller adds (unless it is there already) to find a node's pods.
@@ -53,16 +49,23 @@ type Config struct {
 	// Tolerations are the matching options (the Lt/Gt gate); the zero
 	// value is upstream's default.
 	Tolerations tolerations.Options
+	// Workers bounds the deletions carried out at once; 0 means GOMAXPROCS.
+	Workers int
+	// QueueMetrics receives the eviction queue's workqueue metrics; nil
+	// reports none.
+	QueueMetrics timedqueue.MetricsProvider
+	// Policy, if set, is asked before each eviction and may veto or
+	// postpone it: the hook for deciding with knowledge of the workload
+	// (see tainteviction.Options.Policy). Nil deletes as upstream does.
+	Policy func(ctx context.Context, e tainteviction.Eviction) tainteviction.Verdict
 }
 
 // Controller deletes the pods that do not tolerate their node's NoExecute
 // taints, at once or when their toleration runs out, as kube-controller-
 // manager's taint-eviction controller does.
 type Controller struct {
-	cfg         Config
-	ownRecorder bool
-	deleter     deleter
-	core        *core
+	cfg     Config
+	deleter deleter
 }
 
 // New returns a controller over cfg's informers; nothing happens until Run.
@@ -105,22 +108,57 @@ func (c *Controller) Run(ctx context.Context) error {
 		defer b.Shutdown()
 		recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: ControllerName})
 	}
-	c.core = newCore(c.cfg, recorder, c.evict)
-	defer c.core.shutdown()
-
+	indexer := c.cfg.Pods.Informer().GetIndexer()
+	core := tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
+		objs, err := indexer.ByIndex(NodeNameIndex, node)
+		if err != nil {
+			return nil, err
+		}
+		pods := make([]*v1.Pod, 0, len(objs))
+		for _, obj := range objs {
+			if pod, ok := obj.(*v1.Pod); ok {
+				pods = append(pods, pod)
+			}
+		}
+		return pods, nil
+	}), c.evict, tainteviction.Options{
+		Clock:       c.cfg.Clock,
+		Tolerations: c.cfg.Tolerations,
+		Workers:     c.cfg.Workers,
+		Name:        ControllerName,
+		Metrics:     c.cfg.QueueMetrics,
+		Policy:      c.cfg.Policy,
+		Events: func(e tainteviction.Event) {
+			recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
+		},
+		OnError: func(e tainteviction.Eviction, err error) {
+			c.cfg.Logger.Error("eviction failed", "pod", e.Pod.String(), "err", err)
+		},
+	})
+	defer func() {
+		// Nothing scheduled survives: the next leader recomputes it.
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = core.Shutdown(sctx)
+	}()
+	logErr := func(err error) {
+		if err != nil {
+			c.cfg.Logger.Error("event", "err", err)
+		}
+	}
 	podReg, err := c.cfg.Pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.core.podUpdated(nil, asPod(obj)) },
-		UpdateFunc: func(old, obj any) { c.core.podUpdated(asPod(old), asPod(obj)) },
-		DeleteFunc: func(obj any) { c.core.podUpdated(asPod(obj), nil) },
+		AddFunc:    func(obj any) { logErr(core.PodUpdated(nil, asPod(obj))) },
+		UpdateFunc: func(old, obj any) { logErr(core.PodUpdated(asPod(old), asPod(obj))) },
+		DeleteFunc: func(obj any) { logErr(core.PodDeleted(tombstone(obj))) },
 	})
 	if err != nil {
 		return fmt.Errorf("taint eviction: pod handler: %w", err)
 	}
 	defer func() { _ = c.cfg.Pods.Informer().RemoveEventHandler(podReg) }()
 	nodeReg, err := c.cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.core.nodeUpdated(nil, asNode(obj)) },
-		UpdateFunc: func(old, obj any) { c.core.nodeUpdated(asNode(old), asNode(obj)) },
-		DeleteFunc: func(obj any) { c.core.nodeUpdated(asNode(obj), nil) },
+		AddFunc:    func(obj any) { logErr(core.NodeUpdated(nil, asNode(obj))) },
+		UpdateFunc: func(old, obj any) { logErr(core.NodeUpdated(asNode(old), asNode(obj))) },
+		DeleteFunc: func(obj any) { logErr(core.NodeDeleted(tombstone(obj))) },
 	})
 	if err != nil {
 		return fmt.Errorf("taint eviction: node handler: %w", err)
@@ -140,35 +178,33 @@ func (c *Controller) Run(ctx context.Context) error {
 }
 
 // evict is the deletion the core calls when a pod's eviction is due.
-func (c *Controller) evict(ctx context.Context, ref PodRef, fireAt time.Time) error {
-	deleted, err := c.deleter.deletePod(ctx, ref)
+func (c *Controller) evict(ctx context.Context, e tainteviction.Eviction) error {
+	deleted, err := c.deleter.deletePod(ctx, e)
 	if err != nil {
-		c.cfg.Logger.Error("deletion failed", "pod", ref.String(), "err", err)
 		return err
 	}
 	if deleted {
-		c.cfg.Metrics.deleted(fireAt, c.cfg.Clock.Now())
-		c.cfg.Logger.Info("deleted pod", "pod", ref.String())
+		c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
+		c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
 	}
 	return nil
 }
 
-func podRef(ref types.NamespacedName, uid types.UID) PodRef {
-	return PodRef{Namespace: ref.Namespace, Name: ref.Name, UID: uid}
+// tombstone converts client-go's deleted-final-state marker into the
+// core's.
+func tombstone(obj any) any {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return tainteviction.Tombstone{Key: d.Key, Obj: d.Obj}
+	}
+	return obj
 }
 
 func asPod(obj any) *v1.Pod {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
 	pod, _ := obj.(*v1.Pod)
 	return pod
 }
 
 func asNode(obj any) *v1.Node {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
 	node, _ := obj.(*v1.Node)
 	return node
 }

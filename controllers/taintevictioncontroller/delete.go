@@ -12,12 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes"
-)
 
-// Upstream's DisruptionTarget condition for a pod the controller deletes.
-const (
-	ConditionReason  = "DeletionByTaintManager"
-	ConditionMessage = "Taint manager: deleting due to NoExecute taint"
+	"github.com/evictkit/eviction/tainteviction"
 )
 
 // deleteAttempts and deleteRetryWait are upstream's retries of one deletion:
@@ -27,15 +23,6 @@ const (
 	deleteRetryWait = 10 * time.Millisecond
 )
 
-// PodRef names the pod an eviction is for: its identity when the eviction
-// was scheduled.
-type PodRef struct {
-	Namespace, Name string
-	UID             types.UID
-}
-
-func (r PodRef) String() string { return r.Namespace + "/" + r.Name }
-
 // deleter performs a deletion the way upstream's taint-eviction controller
 // does: the DisruptionTarget condition is patched onto the pod's status, then
 // the pod is deleted; an attempt that fails is repeated up to four times.
@@ -44,36 +31,36 @@ type deleter struct {
 	now    func() time.Time
 }
 
-// deletePod evicts ref. It reports whether this call deleted the pod: false
+// deletePod evicts e.Pod. It reports whether this call deleted the pod: false
 // with a nil error when the pod was gone or replaced by a pod of the same name
 // (another UID) before the delete.
-func (d *deleter) deletePod(ctx context.Context, ref PodRef) (deleted bool, err error) {
+func (d *deleter) deletePod(ctx context.Context, e tainteviction.Eviction) (deleted bool, err error) {
 	for attempt := range deleteAttempts {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return false, fmt.Errorf("taint eviction: deleting pod %s: %w", ref, ctx.Err())
+				return false, fmt.Errorf("taint eviction: deleting pod %s: %w", e.Pod, ctx.Err())
 			case <-time.After(deleteRetryWait):
 			}
 		}
-		deleted, err = d.attempt(ctx, ref)
+		deleted, err = d.attempt(ctx, e)
 		if err == nil {
 			return deleted, nil
 		}
 	}
-	return false, fmt.Errorf("taint eviction: deleting pod %s after %d attempts: %w", ref, deleteAttempts, err)
+	return false, fmt.Errorf("taint eviction: deleting pod %s after %d attempts: %w", e.Pod, deleteAttempts, err)
 }
 
-func (d *deleter) attempt(ctx context.Context, ref PodRef) (bool, error) {
-	pods := d.client.CoreV1().Pods(ref.Namespace)
-	pod, err := pods.Get(ctx, ref.Name, metav1.GetOptions{})
+func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, error) {
+	pods := d.client.CoreV1().Pods(e.Pod.Namespace)
+	pod, err := pods.Get(ctx, e.Pod.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if ref.UID != "" && pod.UID != ref.UID {
+	if e.UID != "" && pod.UID != e.UID {
 		return false, nil // a new pod under the old name: not the one scheduled
 	}
 	if patch, ok, err := conditionPatch(pod, d.now()); err != nil {
@@ -94,42 +81,11 @@ func (d *deleter) attempt(ctx context.Context, ref PodRef) (bool, error) {
 	return err == nil, err
 }
 
-// disruptionTarget returns pod's status with upstream's DisruptionTarget
-// condition set, and whether that changed the status; pod is not modified.
-// As upstream, a condition that differs only in its observed generation
-// counts as unchanged.
-func disruptionTarget(pod *v1.Pod, now time.Time) (v1.PodStatus, bool) {
-	status := *pod.Status.DeepCopy()
-	cond := v1.PodCondition{
-		Type:               v1.DisruptionTarget,
-		Status:             v1.ConditionTrue,
-		ObservedGeneration: pod.Generation,
-		Reason:             ConditionReason,
-		Message:            ConditionMessage,
-		LastTransitionTime: metav1.NewTime(now),
-	}
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != cond.Type {
-			continue
-		}
-		if old.Status == cond.Status {
-			cond.LastTransitionTime = old.LastTransitionTime
-		}
-		same := old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message &&
-			old.LastProbeTime.Equal(&cond.LastProbeTime) && old.LastTransitionTime.Equal(&cond.LastTransitionTime)
-		*old = cond
-		return status, !same
-	}
-	status.Conditions = append(status.Conditions, cond)
-	return status, true
-}
-
 // conditionPatch returns the strategic merge patch of the status
 // subresource that sets the DisruptionTarget condition, with the pod's UID in
 // it so that the API server rejects it for another pod of the same name.
 func conditionPatch(pod *v1.Pod, now time.Time) ([]byte, bool, error) {
-	status, changed := disruptionTarget(pod, now)
+	status, changed := tainteviction.DisruptedStatus(pod, now)
 	if !changed {
 		return nil, false, nil
 	}

@@ -23,13 +23,13 @@
 //
 //   - node-down NODE...: the nodes stop heartbeating at t0. A
 //     kube-controller-manager with default settings is replayed on a fake
-//     clock: the monitor pass every 5 s marks them Unknown after the 50 s
-//     grace period ([nodelifecycle.SilentNode]); each pass counts the zones
-//     and applies upstream's disruption rules ([nodelifecycle.HandleDisruption]:
-//     a partially disrupted small zone stops, all zones down stops
-//     everything); the zone queues ([timedqueue.RateLimited], 0.1 nodes/s,
-//     drained every 100 ms) hand out the unreachable:NoExecute taints
-//     ([nodelifecycle.TaintQueued]); and the taint-eviction controller
+//     clock ([nodelifecycle.Monitor]): the monitor pass every 5 s marks them
+//     Unknown after the 50 s grace period (the other nodes renew their
+//     Leases); each pass counts the zones and applies upstream's disruption
+//     rules ([nodelifecycle.HandleDisruption]: a partially disrupted small
+//     zone stops, all zones down stops everything); the zone queues (0.1
+//     nodes/s, drained every 100 ms) hand out the unreachable:NoExecute
+//     taints ([nodelifecycle.Monitor.Drain]); and the taint-eviction controller
 //     decides each pod ([tolerations.NoExecuteDecision],
 //     [tainteviction.Reconcile]).
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl

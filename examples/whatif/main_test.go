@@ -598,7 +598,10 @@ func TestPressureNoThresholdMet(t *testing.T) {
 }
 
 // A node already not ready in the snapshot (here read from a stream of JSON
-// documents) counts as not ready in its zone but is left alone, with a note.
+// documents) counts as not ready in its zone and, as upstream's controller
+// does, is queued for its NoExecute taint in the first pass (its zone is
+// fully disrupted while another is up, so it keeps the normal rate and its
+// token is there): its pods go after their tolerationSeconds, with a note.
 func TestNodeDownWithNodeAlreadyDown(t *testing.T) {
 	s, err := readSnapshot(strings.NewReader(readTestdata(t, "kind-cluster.yaml")), "kind")
 	if err != nil {
@@ -625,13 +628,17 @@ func TestNodeDownWithNodeAlreadyDown(t *testing.T) {
 	if got := tl.after(kindZone); got["local-b"] != 0 || got["local-a"] != 55 {
 		t.Errorf("zone events %v, want local-b fully disrupted from t0 and local-a at 55s", got)
 	}
-	if got := tl.after(kindEvicted); len(got) != 3 {
-		t.Errorf("evictions %v, want kind-worker's three", got)
+	if got := tl.after(kindEvicted); len(got) != 5 || got["default/redis-0"] != 30 || got["default/web-6f7d9c8b5-r5n3x"] != 300 {
+		t.Errorf("evictions %v, want kind-worker's three and kind-worker2's two (30s and 300s after t0)", got)
 	}
+	tainted := false
 	for _, e := range tl.Events {
-		if e.Node == "kind-worker2" && e.Kind != kindZone {
-			t.Errorf("kind-worker2 should be left alone: %+v", e)
+		if e.Node == "kind-worker2" && e.Kind == kindTainted {
+			tainted = e.Detail == "tainted unreachable:NoExecute" && *e.AfterSeconds == 0
 		}
+	}
+	if !tainted {
+		t.Errorf("kind-worker2 not tainted unreachable:NoExecute at t0: %+v", tl.Events)
 	}
 	if len(tl.Notes) != 1 || !strings.Contains(tl.Notes[0], "kind-worker2 is already not ready") {
 		t.Errorf("notes %q", tl.Notes)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -16,7 +18,6 @@ import (
 	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/taints"
-	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
 )
 
@@ -92,21 +93,21 @@ type sim struct {
 	opts  tolerations.Options
 	t0    time.Time
 	clock *clocktesting.FakeClock
-	sched nodelifecycle.Schedule
 
 	nodes  []*corev1.Node // deep copies, in name order
 	byName map[string]*corev1.Node
 	podsOn map[string][]*podState
 
-	// silent holds the nodes that stop heartbeating at t0 and when the
-	// controller marks them Unknown.
-	silent map[string]nodelifecycle.Silence
-	// frozen holds nodes already not Ready in the snapshot: they count in
-	// their zone, but the simulation does not re-taint them.
-	frozen map[string]bool
+	// silent holds the nodes that stop heartbeating at t0: they have no
+	// Lease; every other node renews its Lease before every pass.
+	silent map[string]bool
+	// notReady holds the nodes already not Ready in the snapshot.
+	notReady map[string]bool
 
+	// mon is the node lifecycle controller: health passes, zone states,
+	// the rate-limited NoExecute tainting.
+	mon        *nodelifecycle.Monitor
 	states     map[string]nodelifecycle.ZoneState
-	queues     map[string]*timedqueue.RateLimited[string]
 	zoneCounts map[string]nodelifecycle.ZoneCounts
 	allDown    bool
 
@@ -121,18 +122,17 @@ type sim struct {
 
 // newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
 func newSim(s *snapshot, t0 time.Time) *sim {
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.Config{}.Effective()
 	m := &sim{
 		cfg:        cfg,
 		t0:         t0,
 		clock:      clocktesting.NewFakeClock(t0),
-		sched:      cfg.Schedule(t0),
 		byName:     map[string]*corev1.Node{},
 		podsOn:     map[string][]*podState{},
-		silent:     map[string]nodelifecycle.Silence{},
-		frozen:     map[string]bool{},
+		silent:     map[string]bool{},
+		notReady:   map[string]bool{},
+		mon:        nodelifecycle.NewMonitor(nil, cfg),
 		states:     map[string]nodelifecycle.ZoneState{},
-		queues:     map[string]*timedqueue.RateLimited[string]{},
 		zoneCounts: map[string]nodelifecycle.ZoneCounts{},
 		taintedAt:  map[string]time.Time{},
 		unknownAt:  map[string]time.Time{},
@@ -142,7 +142,7 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 		m.nodes = append(m.nodes, c)
 		m.byName[c.Name] = c
 		if r := readyCondition(c); r == nil || r.Status != corev1.ConditionTrue {
-			m.frozen[c.Name] = true
+			m.notReady[c.Name] = true
 		}
 	}
 	slices.SortFunc(m.nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
@@ -161,21 +161,14 @@ func newSim(s *snapshot, t0 time.Time) *sim {
 	return m
 }
 
-// silence makes node stop heartbeating at t0: its last sign of life is its
-// last heartbeat in the snapshot (or t0 if later or missing), seen by the
-// controller's pass at t0.
-func (m *sim) silence(name string) nodelifecycle.Silence {
+// silence makes node stop heartbeating at t0: from then on neither its
+// status nor its Lease is renewed, so the controller's pass at t0 is the
+// last to hear from it.
+func (m *sim) silence(name string) {
 	n := m.byName[name]
-	last := m.t0
-	if r := readyCondition(n); r != nil && !r.LastHeartbeatTime.IsZero() && r.LastHeartbeatTime.Time.Before(m.t0) {
-		last = r.LastHeartbeatTime.Time
-	}
-	sil := nodelifecycle.SilentNode(last, m.sched, m.cfg)
-	m.silent[name] = sil
-	delete(m.frozen, name)
+	m.silent[name] = true
 	m.add(event{At: m.t0, Kind: kindHeartbeat, Node: name, Zone: zoneName(nodelifecycle.ZoneKey(n)),
 		Detail: "last heartbeat, then silence"})
-	return sil
 }
 
 // add records an event.
@@ -184,29 +177,18 @@ func (m *sim) add(e event) { m.events = append(m.events, e) }
 // now is the simulation's current time.
 func (m *sim) now() time.Time { return m.clock.Now() }
 
-// queue returns the zone's tainting queue, creating it at the default rate as
-// upstream does for a zone seen for the first time.
-func (m *sim) queue(zone string) *timedqueue.RateLimited[string] {
-	q, ok := m.queues[zone]
-	if !ok {
-		q = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.RateLimitedOptions{Clock: m.clock})
-		m.queues[zone] = q
-	}
-	return q
-}
-
 // run drives the controller from t0: a monitor pass every MonitorPeriod and a
 // tainting pass every 100 ms while some zone queue holds work, until the last
 // silent node has been handled and every queue that may still move is empty.
 func (m *sim) run() {
 	for _, n := range m.nodes {
-		if m.frozen[n.Name] {
+		if m.notReady[n.Name] && !m.silent[n.Name] {
 			status := "no Ready condition"
 			if r := readyCondition(n); r != nil {
 				status = "Ready " + string(r.Status)
 			}
-			m.notes = append(m.notes, fmt.Sprintf("%s is already not ready in the snapshot (%s): it counts as not ready "+
-				"in its zone and is otherwise left as it is.", n.Name, status))
+			m.notes = append(m.notes, fmt.Sprintf("%s is already not ready in the snapshot (%s): its kubelet keeps "+
+				"posting that, so it counts as not ready in its zone and is tainted like any failed node.", n.Name, status))
 		}
 	}
 	limit := m.t0.Add(horizon)
@@ -219,7 +201,7 @@ func (m *sim) run() {
 			if nextPass.Equal(m.t0) && m.start != nil {
 				m.start()
 			}
-			nextPass = m.sched.After(t)
+			nextPass = t.Add(m.cfg.MonitorPeriod)
 		}
 		m.taintPass()
 		busy := m.busy()
@@ -250,100 +232,87 @@ func (m *sim) run() {
 // busy reports whether some zone queue holds nodes and may still hand out
 // tokens.
 func (m *sim) busy() bool {
-	for _, q := range m.queues {
-		if q.Len() > 0 && q.QPS() > 0 {
+	for _, z := range m.mon.Zones() {
+		if len(z.Queued) > 0 && z.Rate > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// monitorPass is one monitorNodeHealth: judge nodes, act on NoExecute taints,
-// then the cluster-wide zone transition.
+// monitorPass is one monitorNodeHealth ([nodelifecycle.Monitor.Pass]):
+// every node but the silent ones renews its Lease first; then the status
+// writes, the NoExecute taint writes and the zone states it decides become
+// events, node by node and then zone by zone.
 func (m *sim) monitorPass() {
 	now := m.now()
-	counts := map[string]nodelifecycle.ZoneCounts{}
-	for _, n := range m.nodes {
-		zone := nodelifecycle.ZoneKey(n)
-		m.queue(zone)
-		if sil, ok := m.silent[n.Name]; ok && !now.Before(sil.Unknown) {
-			m.markUnknown(n, now)
-		}
-		ready := readyCondition(n)
-		if !nodelifecycle.ExcludedFromDisruption(n) {
-			c := counts[zone]
-			c.Add(ready)
-			counts[zone] = c
-		}
-		if ready == nil || m.frozen[n.Name] {
-			continue
-		}
-		m.noExecute(n, nodelifecycle.NoExecuteAction(n, ready))
+	renew := metav1.NewMicroTime(now)
+	res, err := m.mon.Pass(context.Background(), now, nodelifecycle.PassInput{
+		Nodes: m.nodes,
+		Lease: func(name string) *coordinationv1.Lease {
+			if m.silent[name] {
+				return nil
+			}
+			return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+		},
+		Pods: func(name string) ([]*corev1.Pod, error) {
+			pods := make([]*corev1.Pod, len(m.podsOn[name]))
+			for i, ps := range m.podsOn[name] {
+				pods[i] = ps.pod
+			}
+			return pods, nil
+		},
+	})
+	if err != nil {
+		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
 	}
-	m.disruption(counts)
-	m.zoneCounts = counts
+	byNode := map[string][]nodelifecycle.TaintWrite{}
+	for _, w := range res.Taints {
+		// FirstSeen writes are not applied: the simulated controller has been
+		// running before t0 and knows every node of the snapshot; a restart
+		// would strip their NoExecute taints first.
+		switch w.Reason {
+		case nodelifecycle.Swapped, nodelifecycle.BecameReady:
+			byNode[w.Node] = append(byNode[w.Node], w)
+		}
+	}
+	for _, np := range res.Nodes {
+		n := m.byName[np.Node.Name]
+		if np.Status != nil {
+			m.markUnknown(n, *np.Status, len(np.PodsNotReady), now)
+		} else if np.Health.Verdict == nodelifecycle.Expired {
+			if _, ok := m.unknownAt[n.Name]; !ok && m.silent[n.Name] {
+				m.unknownAt[n.Name] = now // already Unknown in the snapshot
+			}
+		}
+		for _, w := range byNode[n.Name] {
+			why := "node Ready"
+			if w.Reason == nodelifecycle.Swapped {
+				why = "swapped, no queue"
+			}
+			m.swap(n, w.Swap, why)
+		}
+	}
+	m.disruption(res)
+	m.zoneCounts = res.Counts
 }
 
-// markUnknown judges a silent node as the controller does once its grace
-// period may be over ([nodelifecycle.EvaluateWithLiveLease]: no Lease renewal
-// since the pass that last heard from it, and the live Lease is no newer) and
-// writes the status it decides: Ready, MemoryPressure, DiskPressure and
-// PIDPressure Unknown. Then comes the NoSchedule taint that follows.
-func (m *sim) markUnknown(n *corev1.Node, now time.Time) {
-	r := readyCondition(n)
-	if r != nil && r.Status == corev1.ConditionUnknown {
-		if _, ok := m.unknownAt[n.Name]; !ok {
-			m.unknownAt[n.Name] = now // already Unknown in the snapshot
-		}
-		return
-	}
-	sil := m.silent[n.Name]
-	saved := &nodelifecycle.Probe{ProbeTime: sil.Observed, ReadyTransitionTime: sil.Observed}
-	if r != nil {
-		c := *r
-		saved.Ready = &c
-	}
-	h := nodelifecycle.EvaluateWithLiveLease(n, nil, saved, nodelifecycle.LiveLease{}, now, m.cfg)
-	if h.Verdict != nodelifecycle.Expired || h.Status == nil {
-		return // still within its grace period (a node that never posted Ready gets the startup grace)
-	}
-	n.Status = *h.Status
+// markUnknown writes the status the controller decided for a silent node
+// (Ready, MemoryPressure, DiskPressure and PIDPressure Unknown), then the
+// NoSchedule taint that follows on the node update.
+func (m *sim) markUnknown(n *corev1.Node, status corev1.NodeStatus, podsNotReady int, now time.Time) {
+	n.Status = status
 	m.unknownAt[n.Name] = now
 	add, remove := nodelifecycle.NoScheduleTaints(n)
 	n.Spec.Taints = nodelifecycle.Swap{Add: add, Remove: remove}.Apply(n.Spec.Taints, now)
 	detail := "Ready Unknown"
-	if h.BecameNotReady() {
-		notReady := 0
-		for _, ps := range m.podsOn[n.Name] {
-			if _, ok := nodelifecycle.MarkPodNotReady(ps.pod, n.Name, now); ok {
-				notReady++
-			}
-		}
-		if notReady > 0 {
-			detail += fmt.Sprintf("; %s marked NotReady", plural(notReady, "pod"))
-		}
+	if podsNotReady > 0 {
+		detail += fmt.Sprintf("; %s marked NotReady", plural(podsNotReady, "pod"))
 	}
 	zone := zoneName(nodelifecycle.ZoneKey(n))
 	m.add(event{At: now, Kind: kindUnknown, Node: n.Name, Zone: zone, Detail: detail})
 	if len(add) > 0 {
 		m.add(event{At: now, Kind: kindTainted, Node: n.Name, Zone: zone, Detail: "tainted " + shortTaints(add)})
-	}
-}
-
-// noExecute carries out one NoExecuteAction.
-func (m *sim) noExecute(n *corev1.Node, a nodelifecycle.Action) {
-	q := m.queue(nodelifecycle.ZoneKey(n))
-	switch a.Kind {
-	case nodelifecycle.SwapToNotReady, nodelifecycle.SwapToUnreachable:
-		m.swap(n, a.Swap, "swapped, no queue")
-	case nodelifecycle.Enqueue:
-		if a.ClearTombstone {
-			q.Remove(n.Name)
-		}
-		q.Add(n.Name, n.UID)
-	case nodelifecycle.Untaint:
-		m.swap(n, a.Swap, "node Ready")
-		q.Remove(n.Name)
 	}
 }
 
@@ -380,38 +349,31 @@ func (m *sim) swap(n *corev1.Node, s nodelifecycle.Swap, why string) {
 	m.nodeTaintsChanged(n, why)
 }
 
-// taintPass is one doNoExecuteTaintingPass: every zone queue hands its due
-// nodes their NoExecute taint, one per token.
+// taintPass is one doNoExecuteTaintingPass ([nodelifecycle.Monitor.Drain]):
+// every zone queue hands its due nodes their NoExecute taint, one per token.
 func (m *sim) taintPass() {
-	for _, zone := range slices.Sorted(maps.Keys(m.queues)) {
-		q := m.queues[zone]
-		if q.Len() == 0 {
-			continue
-		}
-		q.Try(func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
-			n := m.byName[v.Value]
-			step := nodelifecycle.TaintQueued(n)
-			if !step.Swap.Empty() {
-				m.swap(n, step.Swap, "")
-				return true, 0
-			}
-			return step.Done, step.RetryAfter
-		})
+	writes, err := m.mon.Drain(context.Background(), m.now(), func(name string) (*corev1.Node, bool) {
+		n, ok := m.byName[name]
+		return n, ok
+	})
+	if err != nil {
+		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
+	}
+	for _, w := range writes {
+		m.swap(m.byName[w.Node], w.Swap, "")
 	}
 }
 
-// disruption is one handleDisruption pass.
-func (m *sim) disruption(counts map[string]nodelifecycle.ZoneCounts) {
+// disruption turns one pass's zone transition into events.
+func (m *sim) disruption(res nodelifecycle.PassResult) {
 	now := m.now()
 	prev := m.states
-	d := nodelifecycle.HandleDisruption(prev, counts, m.cfg)
+	d := res.Disruption
+	zones := m.mon.Zones()
 	for _, zone := range slices.Sorted(maps.Keys(d.States)) {
 		state := d.States[zone]
 		old, known := prev[zone]
-		if rate, ok := d.Rates[zone]; ok {
-			m.queue(zone).SetRate(rate)
-		}
-		c := counts[zone]
+		c := res.Counts[zone]
 		changed := known && old != state
 		if d.Entered || !(changed || (known && c != m.zoneCounts[zone]) || (!known && state != nodelifecycle.ZoneNormal)) {
 			continue
@@ -420,7 +382,7 @@ func (m *sim) disruption(counts map[string]nodelifecycle.ZoneCounts) {
 		if !changed && known {
 			detail = fmt.Sprintf("still %s (%d/%d not ready)", state, c.NotReady, c.Size())
 		}
-		if rate := m.queue(zone).QPS(); rate > 0 {
+		if rate := zones[zone].Rate; rate > 0 {
 			detail += ": " + formatRate(rate) + " nodes/s"
 		} else {
 			detail += ": tainting stops"
@@ -431,10 +393,10 @@ func (m *sim) disruption(counts map[string]nodelifecycle.ZoneCounts) {
 		m.allDown = true
 		m.add(event{At: now, Kind: kindMasterDisruption,
 			Detail: "every zone down: no more NoExecute taints"})
-		for _, n := range m.nodes {
-			a := nodelifecycle.MarkReachable(n)
-			m.swap(n, a.Swap, "all zones down")
-			m.queue(nodelifecycle.ZoneKey(n)).Remove(n.Name)
+		for _, w := range res.Taints {
+			if w.Reason == nodelifecycle.AllZonesDown {
+				m.swap(m.byName[w.Node], w.Swap, "all zones down")
+			}
 		}
 	}
 	if d.Exited {
@@ -541,7 +503,7 @@ func (m *sim) stuckWhy(n *corev1.Node) string {
 		return fmt.Sprintf("zone %s is partially disrupted (%d/%d not ready) and has no more than %d nodes, so tainting stops there",
 			zoneName(key), c.NotReady, c.Size(), m.cfg.LargeClusterThreshold)
 	}
-	if q := m.queues[key]; q != nil && q.QPS() <= 0 {
+	if z, ok := m.mon.Zones()[key]; ok && z.Rate <= 0 {
 		return fmt.Sprintf("tainting is stopped in zone %s", zoneName(key))
 	}
 	return "it was still queued when the simulation ended"

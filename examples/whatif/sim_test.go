@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,37 +23,29 @@ func embedded(t *testing.T) *snapshot {
 	return s
 }
 
-// The Unknown time the simulation takes from SilentNode is the one the
-// controller's own health judgement reaches, pass by pass: still Fresh at
-// t0+50s, expired at the next pass (the lease circuit breaker asks for the
-// live Lease, which is absent, so the node is marked Unknown).
-func TestSilenceMatchesHealthJudgement(t *testing.T) {
+// A silent node is marked Unknown by the controller's own health judgement
+// at the first pass strictly after the pass that last heard from it (t0)
+// plus the grace period: t0+55s with the defaults (5s period, 50s grace),
+// not t0+50s. Its pods are marked NotReady in the same pass, and its zone
+// queues it for unreachable:NoExecute at once.
+func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 	s := embedded(t)
 	t0 := s.t0()
 	m := newSim(s, t0)
-	sil := m.silence("worker-a2")
-	if want := t0.Add(55 * time.Second); !sil.Unknown.Equal(want) {
-		t.Fatalf("SilentNode: Unknown at %v, want %v", sil.Unknown, want)
+	m.silence("worker-a2")
+	m.run()
+	if got, want := m.unknownAt["worker-a2"], t0.Add(55*time.Second); !got.Equal(want) {
+		t.Fatalf("Unknown at t0+%v, want t0+%v", got.Sub(t0), want.Sub(t0))
 	}
-
-	node, _ := s.node("worker-a2")
-	cfg := nodelifecycle.DefaultConfig()
-	h := nodelifecycle.Evaluate(node, nil, nil, t0, cfg)
-	saved := h.Saved(false)
-	for pass := t0.Add(cfg.MonitorPeriod); pass.Before(sil.Unknown); pass = pass.Add(cfg.MonitorPeriod) {
-		h = nodelifecycle.Evaluate(node, nil, &saved, pass, cfg)
-		if h.Verdict != nodelifecycle.Fresh {
-			t.Fatalf("pass at t0+%v: %v, want Fresh", pass.Sub(t0), h.Verdict)
-		}
-		saved = h.Saved(false)
+	if len(m.unknownAt) != 1 {
+		t.Errorf("nodes marked Unknown: %v, want only the silent one", m.unknownAt)
 	}
-	h = nodelifecycle.Evaluate(node, nil, &saved, sil.Unknown, cfg)
-	if h.Verdict != nodelifecycle.NeedsLeaseCheck {
-		t.Fatalf("at Unknown: %v, want NeedsLeaseCheck", h.Verdict)
+	n := m.byName["worker-a2"]
+	if r := readyCondition(n); r == nil || r.Status != corev1.ConditionUnknown || r.Reason != nodelifecycle.ReasonStatusUnknown {
+		t.Errorf("Ready after the run: %+v", r)
 	}
-	h = nodelifecycle.EvaluateWithLiveLease(node, nil, &saved, nodelifecycle.LiveLease{}, sil.Unknown, cfg)
-	if h.Verdict != nodelifecycle.Expired || h.Current.Status != corev1.ConditionUnknown || !h.BecameNotReady() {
-		t.Fatalf("at Unknown: %v %v, want Expired and Unknown", h.Verdict, h.Current.Status)
+	if got := m.taintedAt["worker-a2"]; !got.Equal(t0.Add(55 * time.Second)) {
+		t.Errorf("NoExecute taint at t0+%v, want in the marking pass (a quiet Normal zone has a token)", got.Sub(t0))
 	}
 }
 
@@ -158,6 +151,99 @@ func TestFormat(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// The gpu node's training pods tolerate unreachable:NoExecute for 3600 s:
+// each is evicted exactly that long after the taint, which comes in the
+// marking pass because one silent node of four leaves its zone Normal (its
+// bucket is full); the DaemonSets tolerate the taint forever and stay.
+func TestRuleNodeDownGPUTolerationSeconds(t *testing.T) {
+	tl := runTimeline(t, "", "node-down", "worker-b4")
+	if got := tl.after(kindTainted)["worker-b4"]; got != 55 {
+		t.Errorf("worker-b4 tainted after %vs, want 55 (the marking pass)", got)
+	}
+	zone := ""
+	for _, e := range tl.Events {
+		if e.Kind == kindZone {
+			zone = e.Detail
+		}
+	}
+	if !strings.HasPrefix(zone, "still Normal (1/4 not ready)") {
+		t.Errorf("zone event %q, want the zone still Normal", zone)
+	}
+	evicted := tl.after(kindEvicted)
+	if len(evicted) != 2 || evicted["ml/trainer-llm-ft-9qjv6"] != 55+3600 || evicted["ml/trainer-llm-ft-llkgl"] != 55+3600 {
+		t.Errorf("evictions %v, want the two trainers at t0+55s+3600s", evicted)
+	}
+	for _, pod := range []string{"kube-system/aws-node-kngll", "kube-system/kube-proxy-4tcqg", "monitoring/node-exporter-gvgfb"} {
+		if got, ok := tl.after(kindStays)[pod]; !ok || got != -1 {
+			t.Errorf("%s: stays %v %v, want never evicted", pod, got, ok)
+		}
+	}
+}
+
+// A NoSchedule taint with a key the node lifecycle controller manages
+// (memory-pressure), on a node whose conditions do not call for it, is
+// removed by the controller's NoSchedule pass on that very node update; a
+// NoSchedule taint evicts nothing.
+func TestRuleManagedTaintRemovedAtOnce(t *testing.T) {
+	tl := runTimeline(t, "", "taint", "worker-c1", "node.kubernetes.io/memory-pressure:NoSchedule")
+	var kinds []string
+	for _, e := range tl.Events {
+		if e.AfterSeconds == nil || *e.AfterSeconds != 0 || e.Node != "worker-c1" {
+			t.Errorf("unexpected event %+v", e)
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	if want := []string{kindTainted, kindTaintRemoved, kindNothingEvicted}; !slices.Equal(kinds, want) {
+		t.Errorf("events %q, want %q", kinds, want)
+	}
+	if removed := tl.Events[1].Detail; removed != "untainted memory-pressure:NoSchedule (node lifecycle controller)" {
+		t.Errorf("removal %q", removed)
+	}
+	// A taint the controller does not manage stays.
+	tl = runTimeline(t, "", "taint", "worker-c1", "team=payments:NoSchedule")
+	if got := tl.after(kindTaintRemoved); len(got) != 0 {
+		t.Errorf("an unmanaged taint was removed: %v", got)
+	}
+}
+
+// The kind control plane has no zone label: it is the only node of the
+// zone "", which its silence takes to FullDisruption (1/1); the other zones
+// are up, so the zone keeps the normal rate and the node is tainted in the
+// marking pass. Its static pods and DaemonSets stay; the others go after
+// the default 300 s toleration.
+func TestRuleControlPlaneDownFullZoneKeepsRate(t *testing.T) {
+	tl := runTimeline(t, "", "-f", "testdata/kind-cluster.yaml", "node-down", "kind-control-plane")
+	var zone string
+	for _, e := range tl.Events {
+		if e.Kind == kindZone {
+			zone = e.Zone + ": " + e.Detail
+		}
+		if e.Kind == kindMasterDisruption {
+			t.Errorf("not every zone is down: %+v", e)
+		}
+	}
+	if zone != "(no zone label): FullDisruption (1/1 not ready): 0.1 nodes/s" {
+		t.Errorf("zone event %q", zone)
+	}
+	if got := tl.after(kindTainted)["kind-control-plane"]; got != 55 {
+		t.Errorf("tainted after %vs, want 55", got)
+	}
+	evicted := tl.after(kindEvicted)
+	if len(evicted) != 3 {
+		t.Errorf("evictions %v, want 3", evicted)
+	}
+	for pod, at := range evicted {
+		if at != 55+300 {
+			t.Errorf("%s evicted after %vs, want the default toleration 55+300", pod, at)
+		}
+	}
+	for _, e := range tl.Events {
+		if e.Kind == kindStays && !strings.HasPrefix(e.Detail, "stays: static pod") && !strings.HasPrefix(e.Detail, "stays: DaemonSet") {
+			t.Errorf("%s stays for another reason: %s", e.Pod, e.Detail)
 		}
 	}
 }

@@ -125,7 +125,7 @@ func (r *timelineReport) jsonValue() any {
 		o := m.outcome(name)
 		doc.Nodes = append(doc.Nodes, nodeJSON{
 			Name: name, Zone: zoneName(nodelifecycle.ZoneKey(m.byName[name])),
-			UnknownAt: timePtr(m.silent[name].Unknown), NoExecuteAt: timePtr(m.taintedAt[name]),
+			UnknownAt: timePtr(m.unknownAt[name]), NoExecuteAt: timePtr(m.taintedAt[name]),
 			Pods: o.pods, PodsEvicted: o.evicted, LastEviction: timePtr(o.last),
 		})
 	}
@@ -249,12 +249,13 @@ func nodeDownSummary(m *sim, names []string) []string {
 		}
 	}
 	if !m.allDown {
+		zones := m.mon.Zones()
 		for _, key := range slices.Sorted(maps.Keys(m.states)) {
 			c := m.zoneCounts[key]
 			if m.states[key] != nodelifecycle.ZoneFullDisruption || c.Size() < 2 {
 				continue
 			}
-			rate := m.queues[key].QPS()
+			rate := zones[key].Rate
 			if rate <= 0 {
 				continue
 			}

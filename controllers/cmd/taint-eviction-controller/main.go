@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/evictkit/eviction/controllers/internal/command"
+	"github.com/evictkit/eviction/controllers/internal/queuemetrics"
 	"github.com/evictkit/eviction/controllers/taintevictioncontroller"
 )
 
@@ -38,14 +39,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	queueMetrics, err := queuemetrics.New(reg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	err = command.Main(o, taintevictioncontroller.ControllerName, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
 		c, err := taintevictioncontroller.New(taintevictioncontroller.Config{
-			Client:  client,
-			Pods:    factory.Core().V1().Pods(),
-			Nodes:   factory.Core().V1().Nodes(),
-			Metrics: metrics,
-			Logger:  log,
+			Client:       client,
+			Pods:         factory.Core().V1().Pods(),
+			Nodes:        factory.Core().V1().Nodes(),
+			Metrics:      metrics,
+			QueueMetrics: queueMetrics,
+			Logger:       log,
 		})
 		if err != nil {
 			return err

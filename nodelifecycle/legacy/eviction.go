@@ -1,4 +1,4 @@
-package nodelifecycle
+package legacy
 
 import (
 	"errors"
@@ -6,10 +6,37 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/nodelifecycle"
 )
 
+// DefaultPodEvictionTimeout is --pod-eviction-timeout's default: what a zero
+// [Config.PodEvictionTimeout] means.
+const DefaultPodEvictionTimeout = 5 * time.Minute
+
+// Config holds the legacy mode's one setting of its own.
+type Config struct {
+	// PodEvictionTimeout is --pod-eviction-timeout (removed in v1.27): how long a node may
+	// be not ready before its pods are deleted (0: 5 m).
+	PodEvictionTimeout time.Duration
+}
+
+func (c Config) timeout() time.Duration {
+	if c.PodEvictionTimeout == 0 {
+		return DefaultPodEvictionTimeout
+	}
+	return c.PodEvictionTimeout
+}
+
+// NodeConfig126 returns kube-controller-manager v1.26.15's node lifecycle settings, the last
+// release with the legacy mode: a 40 s monitor grace period and no lease circuit breaker (the
+// gate did not exist); the others are v1.37's.
+func NodeConfig126() nodelifecycle.Config {
+	return nodelifecycle.Config{MonitorGracePeriod: 40 * time.Second, DisableLeaseCircuitBreaker: true}
+}
+
 // ErrNoProbe reports a legacy eviction decision asked for a node the controller has no saved
-// [Probe] for (upstream: "health data doesn't exist for node").
+// [nodelifecycle.Probe] for (upstream: "health data doesn't exist for node").
 var ErrNoProbe = errors.New("no saved probe")
 
 // PodEviction is the legacy mode's per-pass decision for one node (upstream v1.26.15
@@ -39,12 +66,12 @@ func (e PodEviction) String() string {
 	return fmt.Sprintf("PodEviction(%d)", int(e))
 }
 
-// LegacyPodEviction decides, in the legacy mode (--enable-taint-manager=false, v1.26), whether
-// a node's pods are due for deletion at time now. ready is the Ready status the decision is
-// taken on: [Health.Observed] in the per-node pass (v1.26 reads it before its own Unknown
+// Decide decides, in the legacy mode (--enable-taint-manager=false, v1.26), whether a node's
+// pods are due for deletion at time now. ready is the Ready status the decision is taken on:
+// [nodelifecycle.Health.Observed] in the per-node pass (v1.26 reads it before its own Unknown
 // write, so the pass that marks a node Unknown still sees True and cancels), the saved Ready
-// when a pod is bound to the node later ([PodBoundToNode]). saved is the node's state after
-// this pass's judgement.
+// when a pod is bound to the node later ([nodelifecycle.PodBoundToNode]). saved is the node's
+// state after this pass's judgement.
 //
 //	False:   due iff now is strictly after saved.ReadyTransitionTime + PodEvictionTimeout
 //	         (when the controller observed the transition, not the kubelet's time)
@@ -54,17 +81,17 @@ func (e PodEviction) String() string {
 //	other:   wait
 //
 // A nil saved yields an error wrapping [ErrNoProbe].
-func LegacyPodEviction(ready v1.ConditionStatus, saved *Probe, now time.Time, cfg Config) (PodEviction, error) {
+func Decide(ready v1.ConditionStatus, saved *nodelifecycle.Probe, now time.Time, cfg Config) (PodEviction, error) {
 	if saved == nil {
-		return EvictionWait, fmt.Errorf("nodelifecycle: legacy pod eviction for Ready %q: %w", ready, ErrNoProbe)
+		return EvictionWait, fmt.Errorf("legacy: pod eviction for Ready %q: %w", ready, ErrNoProbe)
 	}
 	switch ready {
 	case v1.ConditionFalse:
-		if now.After(saved.ReadyTransitionTime.Add(cfg.PodEvictionTimeout)) {
+		if now.After(saved.ReadyTransitionTime.Add(cfg.timeout())) {
 			return EvictionDue, nil
 		}
 	case v1.ConditionUnknown:
-		if now.After(saved.ProbeTime.Add(cfg.PodEvictionTimeout)) {
+		if now.After(saved.ProbeTime.Add(cfg.timeout())) {
 			return EvictionDue, nil
 		}
 	case v1.ConditionTrue:

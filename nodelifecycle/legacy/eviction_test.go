@@ -1,4 +1,4 @@
-package nodelifecycle
+package legacy
 
 import (
 	"errors"
@@ -8,43 +8,40 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
+
+	nl "github.com/evictkit/eviction/nodelifecycle"
 )
 
-// legacyCluster is the v1.26.15 legacy mode: taint manager off, grace 40 s, timeout 5 m,
-// decisions on the observed Ready.
-func legacyCluster() *cluster {
-	cfg := DefaultConfig126()
-	cfg.TaintBasedEviction = false
-	c := newCluster(cfg)
-	c.legacy, c.v126 = true, true
-	return c
-}
-
-func TestLegacyPodEviction(t *testing.T) {
-	cfg := DefaultConfig126()
-	saved := &Probe{ProbeTime: at(3 * time.Minute), ReadyTransitionTime: t0}
+func TestDecide(t *testing.T) {
+	var cfg Config // the 5 m default
+	saved := &nl.Probe{ProbeTime: at(3 * time.Minute), ReadyTransitionTime: t0}
 	cases := []struct {
 		name  string
 		ready v1.ConditionStatus
 		now   time.Time
 		want  PodEviction
 	}{
-		{"case30 False: not due at transition + 5m", tFalse, at(5 * time.Minute), EvictionWait},
-		{"case30 False: due 1ns later", tFalse, at(5*time.Minute + 1), EvictionDue},
-		{"case31 Unknown counts from the probe, not the transition", tUnknown, at(8 * time.Minute), EvictionWait},
-		{"case31 Unknown: due 1ns after probe + 5m", tUnknown, at(8*time.Minute + 1), EvictionDue},
-		{"case33 True cancels", tTrue, at(time.Hour), EvictionCancel},
+		{"False: not due at exactly transition + 5m", tFalse, at(5 * time.Minute), EvictionWait},
+		{"False: due 1ns later", tFalse, at(5*time.Minute + 1), EvictionDue},
+		{"Unknown counts from the probe, not the transition", tUnknown, at(8 * time.Minute), EvictionWait},
+		{"Unknown: due 1ns after probe + 5m", tUnknown, at(8*time.Minute + 1), EvictionDue},
+		{"True cancels", tTrue, at(time.Hour), EvictionCancel},
 		{"other status waits", "Maybe", at(time.Hour), EvictionWait},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := LegacyPodEviction(tc.ready, saved, tc.now, cfg)
+			got, err := Decide(tc.ready, saved, tc.now, cfg)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
 	}
-	_, err := LegacyPodEviction(tFalse, nil, t0, cfg)
+	_, err := Decide(tFalse, nil, t0, cfg)
 	assert.True(t, errors.Is(err, ErrNoProbe))
+	assert.ErrorContains(t, err, `legacy: pod eviction for Ready "False"`)
+
+	short, err := Decide(tFalse, saved, at(time.Minute+1), Config{PodEvictionTimeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, EvictionDue, short, "an explicit timeout replaces the default")
 }
 
 func TestEvictionStateNext(t *testing.T) {
@@ -95,14 +92,15 @@ func beat(posts map[string]v1.ConditionStatus) func(c *cluster, now time.Time) {
 	}
 }
 
-// TestLegacyStepSpecCases covers spec cases 30–34 and 36 on the test controller (v1.26.15
-// legacy mode: timeout 5 m, grace 40 s, a second ready node present).
-func TestLegacyStepSpecCases(t *testing.T) {
+// TestLegacySteps runs the test controller (v1.26.15 legacy mode: timeout 5 m, grace 40 s, a
+// second ready node present) through a node that reports False, one that goes silent (and
+// recovers or not), one that never posted, and a zone that goes down whole.
+func TestLegacySteps(t *testing.T) {
 	notReadyNS := []string{v1.TaintNodeNotReady}
 	unreachNS := []string{v1.TaintNodeUnreachable}
 
-	t.Run("case30 Ready False from t0, heartbeats go on: due 1ns after 5m", func(t *testing.T) {
-		c := legacyCluster()
+	t.Run("Ready False from t0, heartbeats go on: due 1ns after 5m", func(t *testing.T) {
+		c := newCluster()
 		c.addNode("n1", "z", t0.Add(-time.Hour), t0)
 		c.addNode("n2", "z", t0.Add(-time.Hour), t0)
 		c.addPod("p1", "n1")
@@ -121,29 +119,29 @@ func TestLegacyStepSpecCases(t *testing.T) {
 		runSteps(t, c, "n1", "p1", steps)
 	})
 
-	t.Run("case31+33+36 silent from t0: due from the probe, deleted by the queue, cancelled when Ready", func(t *testing.T) {
+	t.Run("silent from t0: due from the probe, deleted by the queue, cancelled when Ready", func(t *testing.T) {
 		for _, recover := range []bool{false, true} {
-			c := legacyCluster()
+			c := newCluster()
 			c.addNode("n1", "z", t0.Add(-time.Hour), t0)
 			c.addNode("n2", "z", t0.Add(-time.Hour), t0)
 			c.addPod("p1", "n1")
 			pass := passWith("n2")
 			steps := []simStep{
 				{"first pass", 0, pass, snapshot{Ready: tTrue, PodReady: tTrue}},
-				{"case31 Unknown written at 41s; v1.26 still decides on True", 41 * time.Second, pass,
+				{"Unknown written at 41s; v1.26 still decides on True", 41 * time.Second, pass,
 					snapshot{Ready: tUnknown, NoSchedule: unreachNS, PodReady: tFalse}},
-				{"case31 exactly probe + 5m: not due", 5 * time.Minute, pass,
+				{"exactly probe + 5m: not due", 5 * time.Minute, pass,
 					snapshot{Ready: tUnknown, NoSchedule: unreachNS, PodReady: tFalse}},
-				{"case31 1ns later: due (from the probe, not the transition at 41s)", 5*time.Minute + 1, pass,
+				{"1ns later: due (from the probe, not the transition at 41s)", 5*time.Minute + 1, pass,
 					snapshot{Ready: tUnknown, NoSchedule: unreachNS, PodReady: tFalse, Queued: true, State: ToBeEvicted}},
 			}
 			if recover {
 				steps = append(steps,
-					simStep{"case33 kubelet back", 5*time.Minute + 2*time.Second, post("n1", tTrue),
+					simStep{"kubelet back", 5*time.Minute + 2*time.Second, post("n1", tTrue),
 						snapshot{Ready: tTrue, PodReady: tFalse, Queued: true, State: ToBeEvicted}},
-					simStep{"case33 Ready True cancels: unmarked, dequeued", 5*time.Minute + 5*time.Second, pass,
+					simStep{"Ready True cancels: unmarked, dequeued", 5*time.Minute + 5*time.Second, pass,
 						snapshot{Ready: tTrue, PodReady: tFalse}},
-					simStep{"case33 nothing is deleted", 5*time.Minute + 6*time.Second, tryQueues,
+					simStep{"nothing is deleted", 5*time.Minute + 6*time.Second, tryQueues,
 						snapshot{Ready: tTrue, PodReady: tFalse}},
 				)
 				runSteps(t, c, "n1", "p1", steps)
@@ -157,24 +155,24 @@ func TestLegacyStepSpecCases(t *testing.T) {
 			runSteps(t, c, "n1", "p1", steps)
 			assert.Equal(t, []string{"p1"}, c.deleted)
 
-			// case36: a pod bound to the evicted node later is deleted at once, no token.
+			// A pod bound to the evicted node later is deleted at once, without a token.
 			c.addPod("p2", "n1")
 			c.podBound("p2", at(5*time.Minute+3*time.Second))
 			assert.Equal(t, []string{"p1", "p2"}, c.deleted)
 		}
 	})
 
-	t.Run("case32 created 10m ago, never posted: due on the first pass", func(t *testing.T) {
-		c := legacyCluster()
-		c.nodes["n1"] = withLabels(mkNode("n1", at(-10*time.Minute)), v1.LabelTopologyZone, "z")
+	t.Run("created 10m ago, never posted: due on the first pass", func(t *testing.T) {
+		c := newCluster()
+		c.nodes["n1"] = mkNode("n1", "z", at(-10*time.Minute))
 		c.addNode("n2", "z", t0.Add(-time.Hour), t0)
 		runSteps(t, c, "n1", "", []simStep{
 			{"first pass", 0, passWith("n2"), snapshot{Ready: tUnknown, NoSchedule: unreachNS, Queued: true, State: ToBeEvicted}},
 		})
 	})
 
-	t.Run("case34 the only zone all down for 6m: queued, never dequeued", func(t *testing.T) {
-		c := legacyCluster()
+	t.Run("the only zone all down for 6m: queued, never dequeued", func(t *testing.T) {
+		c := newCluster()
 		c.addNode("n1", "z", t0.Add(-time.Hour), t0)
 		c.addNode("n2", "z", t0.Add(-time.Hour), t0)
 		c.addPod("p1", "n1")
@@ -192,31 +190,32 @@ func TestLegacyStepSpecCases(t *testing.T) {
 			assert.True(t, s.Queued, n)
 		}
 		assert.Empty(t, c.deleted)
-		assert.Nil(t, c.queues[":\x00:z"].lim, "rate 0")
+		assert.Zero(t, c.queues[":\x00:z"].QPS(), "rate 0")
 	})
 }
 
-// TestCase36PodBoundToEvictedNode is spec case 36 on the pure functions.
-func TestCase36PodBoundToEvictedNode(t *testing.T) {
-	cfg := DefaultConfig126()
-	saved := &Probe{ProbeTime: at(6 * time.Minute), ReadyTransitionTime: t0, Ready: ptr(readyCond(tFalse, at(6*time.Minute), t0))}
+// TestPodBoundToEvictedNode: a pod bound to a node whose pods were already deleted is deleted
+// at once, without waiting for a token, and marked not ready.
+func TestPodBoundToEvictedNode(t *testing.T) {
+	var cfg Config
+	saved := &nl.Probe{ProbeTime: at(6 * time.Minute), ReadyTransitionTime: t0, Ready: ptr(readyCond(tFalse, at(6*time.Minute), t0))}
 	now := at(6 * time.Minute)
 	pod := readyPod("p", "n1")
 
-	ready, mark, ok := PodBoundToNode(saved)
+	ready, mark, ok := nl.PodBoundToNode(saved)
 	require.True(t, ok)
 	assert.Equal(t, tFalse, ready)
 	assert.True(t, mark)
-	pe, err := LegacyPodEviction(ready, saved, now, cfg)
+	pe, err := Decide(ready, saved, now, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, EvictionDue, pe)
 	state, op := Evicted.Next(pe)
 	assert.Equal(t, Evicted, state)
 	assert.Equal(t, OpDeleteNow, op, "at once, without a token")
-	plan := PlanPodDeletion([]*v1.Pod{pod}, "n1", nil)
+	plan := PlanPodDeletion([]*v1.Pod{pod}, "n1", DaemonSets{})
 	require.Len(t, plan, 1)
 	assert.Equal(t, PodDelete, plan[0].Fate)
-	np, changed := MarkPodNotReady(pod, "n1", now)
+	np, changed := nl.MarkPodNotReady(pod, "n1", now)
 	assert.True(t, changed)
 	assert.Equal(t, tFalse, np.Status.Conditions[0].Status)
 }

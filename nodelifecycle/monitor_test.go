@@ -1,0 +1,382 @@
+package nodelifecycle
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+)
+
+var errAPI = errors.New("api down")
+
+// fakeAPI is an API server of nodes, live leases and pods whose writes fail on demand.
+type fakeAPI struct {
+	nodes  map[string]*v1.Node
+	leases map[string]string // live lease resourceVersions
+	pods   map[string]*v1.Pod
+
+	failStatus, failSwap, failPod, failLease  int // how many of the next calls fail
+	statusWrites, swaps, podWrites, leaseGets int
+}
+
+var _ API = (*fakeAPI)(nil)
+
+func newFakeAPI() *fakeAPI {
+	return &fakeAPI{nodes: map[string]*v1.Node{}, leases: map[string]string{}, pods: map[string]*v1.Pod{}}
+}
+
+func fail(n *int) bool {
+	if *n > 0 {
+		*n--
+		return true
+	}
+	return false
+}
+
+func (a *fakeAPI) GetLease(_ context.Context, name string) (LiveLease, error) {
+	a.leaseGets++
+	if fail(&a.failLease) {
+		return LiveLease{}, errAPI
+	}
+	rv, ok := a.leases[name]
+	return LiveLease{Found: ok, ResourceVersion: rv}, nil
+}
+
+func (a *fakeAPI) GetNode(_ context.Context, name string) (*v1.Node, error) {
+	n, ok := a.nodes[name]
+	if !ok {
+		return nil, errors.New("not found")
+	}
+	return n.DeepCopy(), nil
+}
+
+func (a *fakeAPI) UpdateNodeStatus(_ context.Context, node *v1.Node) error {
+	a.statusWrites++
+	if fail(&a.failStatus) {
+		return errAPI
+	}
+	n := a.nodes[node.Name].DeepCopy()
+	n.Status = node.Status
+	a.nodes[node.Name] = n
+	return nil
+}
+
+func (a *fakeAPI) SwapTaints(_ context.Context, name string, s Swap) error {
+	a.swaps++
+	if fail(&a.failSwap) {
+		return errAPI
+	}
+	n := a.nodes[name].DeepCopy()
+	n.Spec.Taints = s.Apply(n.Spec.Taints, t0)
+	a.nodes[name] = n
+	return nil
+}
+
+func (a *fakeAPI) UpdatePodStatus(_ context.Context, pod *v1.Pod) error {
+	a.podWrites++
+	if fail(&a.failPod) {
+		return errAPI
+	}
+	a.pods[pod.Name] = pod
+	return nil
+}
+
+// input lists the API's nodes (the cache is the API server here) with the given leases.
+func (a *fakeAPI) input(leases map[string]*coordinationv1.Lease) PassInput {
+	var nodes []*v1.Node
+	for _, name := range []string{"n1", "n2", "n3"} {
+		if n, ok := a.nodes[name]; ok {
+			nodes = append(nodes, n)
+		}
+	}
+	return PassInput{
+		Nodes: nodes,
+		Lease: func(name string) *coordinationv1.Lease { return leases[name] },
+		Pods: func(name string) ([]*v1.Pod, error) {
+			var out []*v1.Pod
+			for _, p := range a.pods {
+				if p.Spec.NodeName == name {
+					out = append(out, p)
+				}
+			}
+			return out, nil
+		},
+	}
+}
+
+func (a *fakeAPI) node(name, zone string, created, hb time.Time) {
+	a.nodes[name] = withLabels(mkNode(name, created, readyCond(v1.ConditionTrue, hb, created)), v1.LabelTopologyZone, zone)
+}
+
+func podReady(p *v1.Pod) v1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// A silent node whose status write fails is read again and judged again within the same
+// pass; after StatusAttempts failures it is left out of the pass (not counted, no taint, no
+// pod marked), and the next pass starts over.
+func TestMonitorStatusWriteRetries(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		failing int
+		counted bool
+	}{
+		{"one failure: written at the second attempt", 1, true},
+		{"every attempt fails: the node is skipped", StatusAttempts, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newFakeAPI()
+			api.node("n1", "z", at(-time.Hour), t0)
+			api.node("n2", "z", at(-time.Hour), t0)
+			api.pods["p"] = readyPod("p", "n1")
+			m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+			_, err := m.Pass(ctx, t0, api.input(nil))
+			require.NoError(t, err)
+
+			api.failStatus = tc.failing
+			hb := at(55 * time.Second)
+			n2 := api.nodes["n2"].DeepCopy()
+			n2.Status.Conditions[0].LastHeartbeatTime = mt(hb)
+			api.nodes["n2"] = n2
+			res, err := m.Pass(ctx, at(55*time.Second), api.input(nil))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, errAPI)
+			assert.ErrorContains(t, err, `nodelifecycle: node "n1": status write 1 of 5`)
+			assert.Equal(t, min(tc.failing+1, StatusAttempts), api.statusWrites)
+			np := res.Nodes[0]
+			assert.Equal(t, tc.counted, np.Counted)
+			assert.Equal(t, tc.counted, np.Enqueued)
+			want := ZoneCounts{Ready: 1}
+			if tc.counted {
+				want.NotReady = 1
+				require.NotNil(t, np.Status)
+				assert.Equal(t, v1.ConditionFalse, podReady(api.pods["p"]))
+			} else {
+				assert.Nil(t, np.Status)
+				assert.Equal(t, v1.ConditionTrue, podReady(api.pods["p"]))
+			}
+			assert.Equal(t, want, res.Counts[":\x00:z"])
+			p, ok := m.Probe("n1")
+			require.True(t, ok)
+			assert.Equal(t, !tc.counted, p.ReadyTransitionTime.Equal(t0), "a failed write saves the probe before the write")
+		})
+	}
+}
+
+// A queued node whose taint write fails stays queued (no tombstone) and is tainted by a later
+// drain once its zone has a token again.
+func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.node("n2", "z", at(-time.Hour), t0)
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	post := func(name string, s v1.ConditionStatus, now time.Time) {
+		n := api.nodes[name].DeepCopy()
+		n.Status.Conditions[0].Status, n.Status.Conditions[0].LastHeartbeatTime = s, mt(now)
+		api.nodes[name] = n
+	}
+	get := func(name string) (*v1.Node, bool) { n, ok := api.nodes[name]; return n, ok }
+	_, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	post("n1", v1.ConditionFalse, at(time.Second))
+	post("n2", v1.ConditionTrue, at(time.Second))
+	res, err := m.Pass(ctx, at(5*time.Second), api.input(nil))
+	require.NoError(t, err)
+	require.True(t, res.Nodes[0].Enqueued)
+
+	api.failSwap = 1
+	ws, err := m.Drain(ctx, at(5*time.Second), get)
+	require.ErrorIs(t, err, errAPI)
+	require.Len(t, ws, 1)
+	assert.Equal(t, Queued, ws[0].Reason)
+	queued, tomb := m.InQueue(":\x00:z", "n1")
+	assert.True(t, queued && !tomb, "still queued after the failed write")
+
+	ws, err = m.Drain(ctx, at(6*time.Second), get)
+	require.NoError(t, err)
+	assert.Empty(t, ws, "no token yet: one per 10 s at 0.1 nodes/s")
+
+	ws, err = m.Drain(ctx, at(15*time.Second), get)
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+	assert.Equal(t, []v1.Taint{taintNotReady()}, ws[0].Swap.Add)
+	queued, tomb = m.InQueue(":\x00:z", "n1")
+	assert.True(t, !queued && tomb)
+	assert.Equal(t, 2, api.swaps)
+}
+
+func taintNotReady() v1.Taint {
+	return v1.Taint{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoExecute}
+}
+
+// Pods whose marking failed are marked at the next pass, even though the node is no longer
+// turning not ready then (upstream nodesToRetry).
+func TestMonitorRetriesPodMarking(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.node("n2", "z", at(-time.Hour), t0)
+	api.pods["p"] = readyPod("p", "n1")
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	keepAlive := func(now time.Time) {
+		n := api.nodes["n2"].DeepCopy()
+		n.Status.Conditions[0].LastHeartbeatTime = mt(now)
+		api.nodes["n2"] = n
+	}
+	_, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	keepAlive(at(55 * time.Second))
+	api.failPod = 1
+	res, err := m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.ErrorIs(t, err, errAPI)
+	assert.ErrorContains(t, err, `nodelifecycle: pod default/p on node "n1": marking it not ready`)
+	assert.Empty(t, res.Nodes[0].PodsNotReady)
+	assert.Equal(t, v1.ConditionTrue, podReady(api.pods["p"]))
+
+	keepAlive(at(60 * time.Second))
+	res, err = m.Pass(ctx, at(60*time.Second), api.input(nil))
+	require.NoError(t, err)
+	require.Len(t, res.Nodes[0].PodsNotReady, 1)
+	assert.Equal(t, v1.ConditionFalse, podReady(api.pods["p"]))
+
+	keepAlive(at(65 * time.Second))
+	writes := api.podWrites
+	_, err = m.Pass(ctx, at(65*time.Second), api.input(nil))
+	require.NoError(t, err)
+	assert.Equal(t, writes, api.podWrites, "done: no more marking")
+}
+
+// The lease circuit breaker: an expired node whose live Lease moved is skipped and its
+// resourceVersion recorded; every node is skipped while the lease cache is behind it; once
+// the cache caught up, nodes are judged again.
+func TestMonitorLeaseCircuitBreaker(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.node("n2", "z", at(-time.Hour), t0)
+	old := mkLease("n1", "5", ptr(t0))
+	leases := map[string]*coordinationv1.Lease{"n1": old, "n2": mkLease("n2", "6", ptr(t0))}
+	m := NewMonitor(api, Config{})
+	in := api.input(leases)
+	in.LeaseCacheRV = "6"
+	_, err := m.Pass(ctx, t0, in)
+	require.NoError(t, err)
+
+	api.leases["n1"] = "9" // renewed, but the cache has not seen it
+	leases["n2"] = mkLease("n2", "7", ptr(at(55*time.Second)))
+	in = api.input(leases)
+	in.LeaseCacheRV = "7"
+	res, err := m.Pass(ctx, at(55*time.Second), in)
+	require.Error(t, err)
+	assert.Equal(t, Skipped, res.Nodes[0].Health.Verdict)
+	assert.Equal(t, Skipped, res.Nodes[1].Health.Verdict, "the cache is behind the recorded version: n2 too")
+	assert.Empty(t, res.Counts)
+	assert.Zero(t, api.statusWrites)
+
+	leases["n1"] = mkLease("n1", "9", ptr(at(56*time.Second)))
+	in = api.input(leases)
+	in.LeaseCacheRV = "9"
+	res, err = m.Pass(ctx, at(60*time.Second), in)
+	require.NoError(t, err)
+	assert.Equal(t, Fresh, res.Nodes[0].Health.Verdict)
+	assert.Equal(t, ZoneCounts{Ready: 2}, res.Counts[":\x00:z"])
+
+	// A live lease GET that fails skips the node for this pass only.
+	api.failLease = 1
+	res, err = m.Pass(ctx, at(2*time.Minute), in)
+	require.ErrorIs(t, err, errAPI)
+	assert.Equal(t, NeedsLeaseCheck, res.Nodes[0].Health.Verdict)
+	assert.False(t, res.Nodes[0].Counted)
+}
+
+// Nodes seen for the first time lose their NoExecute taints; the all-zones-down mode strips
+// every node's and stops the queues; leaving it restarts every probe at now.
+func TestMonitorFirstSeenAndAllZonesDown(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "a", at(-time.Hour), t0)
+	api.node("n2", "b", at(-time.Hour), t0)
+	n1 := api.nodes["n1"].DeepCopy()
+	n1.Spec.Taints = []v1.Taint{ne(v1.TaintNodeUnreachable)}
+	api.nodes["n1"] = n1
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	res, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	// Then the judgement, on the node as listed (still tainted), removes it again: a no-op
+	// write, as upstream's second RemoveTaintOffNode finds nothing to patch.
+	unreachable := Swap{Remove: []v1.Taint{ne(v1.TaintNodeUnreachable)}}
+	assert.Equal(t, []TaintWrite{{Node: "n1", Swap: unreachable, Reason: FirstSeen}, {Node: "n1", Swap: unreachable, Reason: BecameReady}}, res.Taints)
+	assert.Empty(t, api.nodes["n1"].Spec.Taints)
+
+	// Both kubelets go silent: marked Unknown at 55 s, the cluster goes all down.
+	res, err = m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.NoError(t, err)
+	assert.True(t, res.Disruption.Entered)
+	for zone, z := range m.Zones() {
+		assert.Equal(t, ZoneFullDisruption, z.State, zone)
+		assert.Zero(t, z.Rate, zone)
+	}
+	ws, err := m.Drain(ctx, at(56*time.Second), func(name string) (*v1.Node, bool) { return api.nodes[name], true })
+	require.NoError(t, err)
+	assert.Empty(t, ws, "stopped queues taint nothing")
+
+	// n2's kubelet is back: the mode is left and every probe restarts.
+	n2 := api.nodes["n2"].DeepCopy()
+	n2.Status.Conditions[0] = readyCond(v1.ConditionTrue, at(58*time.Second), at(58*time.Second))
+	api.nodes["n2"] = n2
+	res, err = m.Pass(ctx, at(60*time.Second), api.input(nil))
+	require.NoError(t, err)
+	assert.True(t, res.Disruption.Exited)
+	p, _ := m.Probe("n1")
+	assert.Equal(t, at(60*time.Second), p.ProbeTime)
+	assert.Equal(t, float32(DefaultEvictionRate), m.Zones()[":\x00:a"].Rate)
+}
+
+// A pod bound to a node whose saved Ready is not True is marked not ready; on a ready or
+// unknown node nothing happens.
+func TestMonitorPodBound(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	pod := readyPod("p", "n1")
+	got, err := m.PodBound(ctx, t0, pod)
+	require.NoError(t, err)
+	assert.Nil(t, got, "no saved probe yet")
+
+	_, err = m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	got, err = m.PodBound(ctx, t0, pod)
+	require.NoError(t, err)
+	assert.Nil(t, got, "node Ready")
+
+	_, err = m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.NoError(t, err)
+	api.failPod = 1
+	_, err = m.PodBound(ctx, at(56*time.Second), pod)
+	require.ErrorIs(t, err, errAPI)
+	got, err = m.PodBound(ctx, at(56*time.Second), pod)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, v1.ConditionFalse, podReady(got))
+	assert.Equal(t, v1.ConditionTrue, podReady(pod), "the caller's pod is not modified")
+}
+
+func TestWriteReasonString(t *testing.T) {
+	for r, s := range map[WriteReason]string{FirstSeen: "FirstSeen", Swapped: "Swapped", BecameReady: "BecameReady",
+		AllZonesDown: "AllZonesDown", Queued: "Queued", WriteReason(9): "WriteReason(9)"} {
+		assert.Equal(t, s, r.String())
+	}
+}
