@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
@@ -55,11 +56,13 @@ func main() {
 	}
 	err = command.Main(o, nodelifecyclecontroller.ControllerName, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
+		// Node Leases live in kube-node-lease; RBAC grants no other.
+		leases := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(v1.NamespaceNodeLease))
 		c, err := nodelifecyclecontroller.New(nodelifecyclecontroller.Config{
 			Client:   client,
 			Nodes:    factory.Core().V1().Nodes(),
 			Pods:     factory.Core().V1().Pods(),
-			Leases:   factory.Coordination().V1().Leases(),
+			Leases:   leases.Coordination().V1().Leases(),
 			Settings: s,
 			Metrics:  metrics,
 			Logger:   log,
@@ -68,7 +71,9 @@ func main() {
 			return err
 		}
 		factory.Start(ctx.Done())
+		leases.Start(ctx.Done())
 		defer factory.Shutdown()
+		defer leases.Shutdown()
 		return c.Run(ctx)
 	})
 	if err != nil {
