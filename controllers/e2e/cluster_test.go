@@ -3,10 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +81,7 @@ func ourPrograms(t *testing.T) string {
 type cluster struct {
 	*framework.ControlPlane
 	v      variant
+	ours   map[string]*replica // by program and replica name
 	ctx    context.Context
 	client kubernetes.Interface
 
@@ -100,19 +104,19 @@ func startCluster(t *testing.T, v variant) *cluster {
 	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := &cluster{ControlPlane: cp, v: v, ctx: ctx, client: cp.Client, alive: map[string]bool{}}
+	c := &cluster{ControlPlane: cp, v: v, ctx: ctx, client: cp.Client, alive: map[string]bool{}, ours: map[string]*replica{}}
 	if v.taintEviction {
-		c.runOurs(t, "taint-eviction-controller", "a")
+		c.ours["taint-eviction-controller-a"] = c.runOurs(t, "taint-eviction-controller", "a")
 	}
 	if v.nodeLifecycle {
-		c.runOurs(t, "node-lifecycle-controller", "a", nodeLifecycleFlags...)
+		c.ours["node-lifecycle-controller-a"] = c.runOurs(t, "node-lifecycle-controller", "a", nodeLifecycleFlags...)
 	}
 	go c.heartbeats()
 	return c
 }
 
 // runOurs starts one replica of one of our programs.
-func (c *cluster) runOurs(t *testing.T, program, replica string, args ...string) *framework.Process {
+func (c *cluster) runOurs(t *testing.T, program, name string, args ...string) *replica {
 	t.Helper()
 	port, err := framework.FreePort()
 	if err != nil {
@@ -123,11 +127,42 @@ func (c *cluster) runOurs(t *testing.T, program, replica string, args ...string)
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port),
 		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms",
 	}, args...)
-	p, err := c.Run(program+"-"+replica, filepath.Join(ourPrograms(t), program), args...)
+	p, err := c.Run(program+"-"+name, filepath.Join(ourPrograms(t), program), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return &replica{Process: p, metrics: "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics"}
+}
+
+// replica is one running copy of one of our programs.
+type replica struct {
+	*framework.Process
+	metrics string // its /metrics URL
+}
+
+// leading reports whether the replica has taken the leader lease.
+func (r *replica) leading() bool { return strings.Contains(r.Log(1<<20), "msg=leading") }
+
+// metric returns the value of an unlabelled metric, -1 if absent.
+func (r *replica) metric(name string) float64 {
+	resp, err := http.Get(r.metrics)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return -1
 }
 
 // createNode creates a node with a Ready condition of the given status and

@@ -178,17 +178,37 @@ func (c *Controller) Run(ctx context.Context) error {
 }
 
 // evict is the deletion the core calls when a pod's eviction is due.
+// Upstream's five quick attempts come first; if they all fail (the API
+// server is down, say) the deletion is tried again with backoff until it
+// succeeds, the pod is gone, or ctx ends, where upstream drops it.
 func (c *Controller) evict(ctx context.Context, e tainteviction.Eviction) error {
-	deleted, err := c.deleter.deletePod(ctx, e)
-	if err != nil {
-		return err
+	wait := retryInitial
+	for {
+		deleted, err := c.deleter.deletePod(ctx, e)
+		if err == nil {
+			if deleted {
+				c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
+				c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
+			}
+			return nil
+		}
+		c.cfg.Logger.Error("deletion failed, retrying", "pod", e.Pod.String(), "in", wait, "err", err)
+		t := c.cfg.Clock.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C():
+		}
+		wait = min(2*wait, retryMax)
 	}
-	if deleted {
-		c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
-		c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
-	}
-	return nil
 }
+
+// Backoff of a deletion whose quick attempts all failed.
+const (
+	retryInitial = 100 * time.Millisecond
+	retryMax     = 5 * time.Second
+)
 
 // tombstone converts client-go's deleted-final-state marker into the
 // core's.
