@@ -398,6 +398,21 @@ func (c *cluster) waitNoExecute(t *testing.T, timeout time.Duration, node string
 	})
 }
 
+// taintAdded returns the TimeAdded of the node's NoExecute taint with key.
+func (c *cluster) taintAdded(t *testing.T, node, key string) *metav1.Time {
+	t.Helper()
+	n, err := c.client.CoreV1().Nodes().Get(c.ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tn := range n.Spec.Taints {
+		if tn.Key == key && tn.Effect == v1.TaintEffectNoExecute {
+			return tn.TimeAdded
+		}
+	}
+	return nil
+}
+
 func podCondition(pod *v1.Pod, ct v1.PodConditionType) *v1.PodCondition {
 	for i := range pod.Status.Conditions {
 		if pod.Status.Conditions[i].Type == ct {
