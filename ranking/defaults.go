@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // DefaultedRequests returns a copy of pod with requests defaulted under the default
@@ -77,7 +79,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 	}
 	reqs := maps.Clone(r.Requests)
 	lims := maps.Clone(r.Limits)
-	ctrLimits := aggregateAll(pod, specLimit, limitNames)
+	ctrLimits := aggregateAll(pod, podresources.SpecLimit, limitNames)
 
 	// Step 1: hugepage limits from the containers.
 	for name, q := range ctrLimits {
@@ -109,7 +111,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 		}
 	}
 	for name, q := range lims {
-		if _, ok := reqs[name]; !ok && isPodLevelResource(name) {
+		if _, ok := reqs[name]; !ok && podresources.IsPodLevelResource(name) {
 			reqs[name] = q.DeepCopy()
 		}
 	}
@@ -122,7 +124,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 
 	// Step 3: limits for requested resources that every container limits.
 	for name, req := range reqs {
-		if !isPodLevelResource(name) {
+		if !podresources.IsPodLevelResource(name) {
 			continue
 		}
 		if _, ok := lims[name]; ok || !everyContainerLimits(pod, name) {
@@ -180,8 +182,8 @@ func requestNames(c *v1.Container, set map[v1.ResourceName]struct{}) {
 	limitNames(c, set)
 }
 
-// aggregateAll is [aggregate] for every resource the init and regular containers name.
-func aggregateAll(pod *v1.Pod, amount amountFunc, names namesFunc) v1.ResourceList {
+// aggregateAll is [podresources.Aggregate] for every resource the init and regular containers name.
+func aggregateAll(pod *v1.Pod, amount podresources.AmountFunc, names namesFunc) v1.ResourceList {
 	set := map[v1.ResourceName]struct{}{}
 	for i := range pod.Spec.InitContainers {
 		names(&pod.Spec.InitContainers[i], set)
@@ -191,7 +193,7 @@ func aggregateAll(pod *v1.Pod, amount amountFunc, names namesFunc) v1.ResourceLi
 	}
 	out := make(v1.ResourceList, len(set))
 	for name := range set {
-		if q, ok := aggregate(pod, name, amount); ok {
+		if q, ok := podresources.Aggregate(pod, name, amount); ok {
 			out[name] = q
 		}
 	}

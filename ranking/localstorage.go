@@ -5,6 +5,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // LocalStorageGracePeriodSeconds is the grace period the kubelet gives a pod it evicts for
@@ -130,7 +132,7 @@ func containerStorageLimit(pod *v1.Pod, name string) (resource.Quantity, bool) {
 		consider(&pod.Spec.Containers[i])
 	}
 	for i := range pod.Spec.InitContainers {
-		if isSidecar(&pod.Spec.InitContainers[i]) {
+		if podresources.IsSidecar(&pod.Spec.InitContainers[i]) {
 			consider(&pod.Spec.InitContainers[i])
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 const (
@@ -89,7 +91,7 @@ func (o Options) EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFu
 		return b.String(), annotations
 	}
 
-	if res == v1.ResourceMemory && !o.DisablePodLevelResources && HasPodLevelResources(pod) {
+	if res == v1.ResourceMemory && !o.DisablePodLevelResources && podresources.HasPodLevelResources(pod) {
 		if req, ok := pod.Spec.Resources.Requests[v1.ResourceMemory]; ok {
 			use := quantityOf(u.MemoryWorkingSet)
 			fmt.Fprintf(&b, "Pod %s was using %s, request is %s, has larger consumption of %s. ",

@@ -2,6 +2,8 @@ package ranking
 
 import (
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // QOSClass returns pod's QoS class under the default [Options]. See [Options.QOSClass].
@@ -33,7 +35,7 @@ func ComputeQOSClass(pod *v1.Pod) v1.PodQOSClass {
 // ComputeQOSClass computes pod's QoS class from its spec exactly as given, ignoring
 // status.qosClass and applying no defaulting (upstream: qos.ComputePodQOS):
 //
-//   - with pod-level resources in use (gate on and [HasPodLevelResources]; with the
+//   - with pod-level resources in use (gate on and [podresources.HasPodLevelResources]; with the
 //     QOS-class fix gate off, any non-nil spec.resources) the class is that of
 //     spec.resources alone;
 //   - otherwise each init (plain or sidecar) and regular container has a class; any
@@ -62,7 +64,7 @@ func (o Options) computeQOS(pod *v1.Pod, defaulted bool) v1.PodQOSClass {
 		res = o.defaultedPodResources(pod)
 	}
 	if !o.DisablePodLevelResources && res != nil &&
-		(o.DisablePodLevelResourcesFixKubeletQOSClass || podLevelSet(res)) {
+		(o.DisablePodLevelResourcesFixKubeletQOSClass || podresources.HasPodLevelSet(res)) {
 		return requirementsQOS(res.Requests, res.Limits, false)
 	}
 	var class v1.PodQOSClass

@@ -7,15 +7,17 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 const (
 	// ResourceInodes is the resource name the kubelet uses for inode pressure (signals
-	// *.inodesFree) and in eviction messages.
-	ResourceInodes v1.ResourceName = "inodes"
+	// *.inodesFree) and in eviction messages: [thresholds.ResourceInodes].
+	ResourceInodes = thresholds.ResourceInodes
 	// ResourcePIDs is the resource name the kubelet uses for PID pressure (signal
-	// pid.available) and in eviction messages.
-	ResourcePIDs v1.ResourceName = "pids"
+	// pid.available) and in eviction messages: [thresholds.ResourcePIDs].
+	ResourcePIDs = thresholds.ResourcePIDs
 )
 
 // ForMemory sorts pods in place into the order the kubelet evicts them under memory pressure,

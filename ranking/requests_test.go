@@ -9,7 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// TestRequestSpec covers spec cases 12–13 (section 2) and the corners of the formula.
+// TestRequestSpec covers the kubelet's ranking request: sidecars, init containers, overhead,
+// pod-level requests and the gate, and the corners of the formula.
 func TestRequestSpec(t *testing.T) {
 	mem := func(s string) v1.ResourceList { return rl("memory", s) }
 	tests := []struct {
@@ -19,17 +20,17 @@ func TestRequestSpec(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"12 sidecar before init", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"sidecar before init", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			initContainers(sidecar("s", mem("50Mi"), nil), ctr("i", mem("200Mi"), nil))), v1.ResourceMemory, Options{}, "250Mi"},
-		{"12 init before sidecar", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"init before sidecar", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			initContainers(ctr("i", mem("200Mi"), nil), sidecar("s", mem("50Mi"), nil))), v1.ResourceMemory, Options{}, "200Mi"},
-		{"12 overhead added to a non-zero request", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"overhead added to a non-zero request", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			overhead(mem("10Mi"))), v1.ResourceMemory, Options{}, "110Mi"},
-		{"12 overhead not added to a zero request", mkPod("p", containers(ctr("c", nil, nil)),
+		{"overhead not added to a zero request", mkPod("p", containers(ctr("c", nil, nil)),
 			overhead(mem("10Mi"))), v1.ResourceMemory, Options{}, "0"},
-		{"13 pod-level memory request", mkPod("p", containers(ctr("c", nil, nil)),
+		{"pod-level memory request", mkPod("p", containers(ctr("c", nil, nil)),
 			podResources(mem("250Mi"), nil)), v1.ResourceMemory, Options{}, "250Mi"},
-		{"13 pod-level set: container ephemeral-storage ignored", mkPod("p",
+		{"pod-level set: container ephemeral-storage ignored", mkPod("p",
 			containers(ctr("c", rl("ephemeral-storage", "1Gi"), nil)),
 			podResources(mem("250Mi"), nil)), v1.ResourceEphemeralStorage, Options{}, "0"},
 		{"pod-level limits only: request 0", mkPod("p", containers(ctr("c", mem("1Gi"), nil)),
@@ -62,7 +63,7 @@ func TestRequestSpec(t *testing.T) {
 	}
 }
 
-// TestLimit checks the pod limit the local-storage check uses (spec 9.2).
+// TestLimit checks the pod limit the local-storage check uses.
 func TestLimit(t *testing.T) {
 	es := func(s string) v1.ResourceList { return rl("ephemeral-storage", s) }
 	tests := []struct {
@@ -94,7 +95,8 @@ func TestLimit(t *testing.T) {
 	assert.Equal(t, "3Gi", got.String(), "pod-level limit replaces the containers'")
 }
 
-// TestLocalVolumes covers spec case 14 (section 3).
+// TestLocalVolumes covers which volumes count as local (host paths, disk-backed emptyDir,
+// config maps, git repos) and how their disk usage is summed.
 func TestLocalVolumes(t *testing.T) {
 	vols := []v1.Volume{
 		hostPathVol("host"),

@@ -21,9 +21,9 @@ func schedule(w io.Writer, c *cluster, p *v1.Pod, now time.Time) error {
 		return err
 	}
 	fmt.Fprintf(w, "%s  %s (priority %d, cpu %s) is pending\n", now.Format("15:04"), p.Name, ranking.Priority(p), cpu(p))
-	// A fixed offset and Now make the dry run deterministic; upstream
+	// A fixed offset and now make the dry run deterministic; upstream
 	// starts at a random node and reads the clock.
-	opts := preemption.Options{Offset: preemption.FixedOffset(0), Now: now}
+	opts := preemption.Options{Offset: preemption.FixedOffset(0)}
 
 	// The scheduling cycle failed on every node; only the nodes that failed
 	// with plain Unschedulable are worth a dry run.
@@ -39,7 +39,11 @@ func schedule(w io.Writer, c *cluster, p *v1.Pod, now time.Time) error {
 	for _, st := range order {
 		fmt.Fprintf(w, "  fit       %s: %s\n", strings.Join(failed[st], ", "), st)
 	}
-	r, err := preemption.Evaluate(p, nodes, c.budgets(), opts)
+	pdbs, err := preemption.NewPDBs(c.budgets())
+	if err != nil {
+		return err
+	}
+	r, err := preemption.Evaluate(p, nodes, pdbs, now, opts)
 	for _, cand := range r.Candidates {
 		fmt.Fprintf(w, "  candidate %-7s evict %-28s %d PDB violation(s)\n", cand.Node, victims(cand), cand.Victims.NumPDBViolations)
 	}

@@ -136,7 +136,7 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 			nominated[p.Status.NominatedNodeName] = append(nominated[p.Status.NominatedNodeName], p)
 		}
 	}
-	opts := preemption.Options{Offset: preemption.FixedOffset(0), Now: r.t0, Workers: 1, PriorStatus: map[string]preemption.Code{}}
+	opts := preemption.Options{Offset: preemption.FixedOffset(0), Workers: 1, PriorStatus: map[string]preemption.Code{}}
 	var snaps []preemption.NodeSnapshot
 	for _, name := range s.sortedNodeNames() {
 		node, _ := s.node(name)
@@ -161,7 +161,11 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 			joinMax(r.fits, 4))
 		return r, nil
 	}
-	res, err := preemption.Evaluate(pod, snaps, s.PDBs, opts)
+	pdbs, err := preemption.NewPDBs(s.PDBs)
+	if err != nil {
+		return nil, badInput("%s: %v", input, err)
+	}
+	res, err := preemption.Evaluate(pod, snaps, pdbs, r.t0, opts)
 	r.result = res
 	for _, c := range res.Candidates {
 		r.candidates[c.Node] = c
