@@ -36,6 +36,9 @@
 //     conditions and their transition period).
 //   - [github.com/evictkit/eviction/ranking]: QoS class and the order in which
 //     a pressured kubelet evicts pods.
+//   - [github.com/evictkit/eviction/statsummary]: the kubelet's stats summary
+//     (the JSON of /stats/summary) decoded into the node figures thresholds
+//     observes and the pod usage ranking reads, joined to API pods.
 //
 // kube-scheduler: preemption.
 //

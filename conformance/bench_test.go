@@ -156,7 +156,7 @@ func BenchmarkRank(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					copy(work, p.pods)
-					if err := ranking.ForSignal(work, usage, signal, ranking.Layout{}); err != nil {
+					if err := ranking.ForSignal(work, usage, thresholds.Signal(signal), thresholds.Layout{}, ranking.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -9,12 +9,6 @@ import (
 	"github.com/evictkit/eviction/podresources"
 )
 
-// DefaultedRequests returns a copy of pod with requests defaulted under the default
-// [Options]. See [Options.DefaultedRequests].
-func DefaultedRequests(pod *v1.Pod) *v1.Pod {
-	return Options{}.DefaultedRequests(pod)
-}
-
 // DefaultedRequests returns a deep copy of pod with its requests (and pod-level limits)
 // defaulted the way the API server does before it stores a new pod; pod itself is not
 // modified. A nil pod gives nil.
@@ -38,7 +32,7 @@ func DefaultedRequests(pod *v1.Pod) *v1.Pod {
 // With [Options].DisablePodLevelResourcesFixDefaulting the older rules of SetDefaults_Pod
 // apply instead: step 1, then step 2 only if pod-level limits exist, and no step 3.
 // Defaulting is idempotent.
-func (o Options) DefaultedRequests(pod *v1.Pod) *v1.Pod {
+func DefaultedRequests(pod *v1.Pod, opts Options) *v1.Pod {
 	if pod == nil {
 		return nil
 	}
@@ -49,7 +43,7 @@ func (o Options) DefaultedRequests(pod *v1.Pod) *v1.Pod {
 	for i := range out.Spec.Containers {
 		defaultContainer(&out.Spec.Containers[i])
 	}
-	out.Spec.Resources = o.defaultedPodResources(out)
+	out.Spec.Resources = opts.defaultedPodResources(out)
 	return out
 }
 
