@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/evictkit/eviction v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.24.0
+	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
