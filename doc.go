@@ -20,8 +20,9 @@
 //     decides for a pod on a NoExecute-tainted node.
 //   - [github.com/evictkit/eviction/nodelifecycle]: node health from status
 //     heartbeats and leases, the taints a node must carry for its conditions,
-//     zone disruption states and their eviction rates, and the legacy
-//     pod-eviction-timeout mode of releases up to v1.26.
+//     zone disruption states and their eviction rates, and the controller's
+//     monitor pass as one call; [github.com/evictkit/eviction/nodelifecycle/legacy]
+//     holds the pod-eviction-timeout mode of releases up to v1.26.
 //   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
 //     queue on an injected clock (one timer for the whole queue, a bounded
 //     worker pool) and the rate-limited queue the node lifecycle controller
@@ -35,6 +36,9 @@
 //     conditions and their transition period).
 //   - [github.com/evictkit/eviction/ranking]: QoS class and the order in which
 //     a pressured kubelet evicts pods.
+//   - [github.com/evictkit/eviction/statsummary]: the kubelet's stats summary
+//     (the JSON of /stats/summary) decoded into the node figures thresholds
+//     observes and the pod usage ranking reads, joined to API pods.
 //
 // kube-scheduler: preemption.
 //

@@ -156,7 +156,7 @@ func BenchmarkRank(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					copy(work, p.pods)
-					if err := ranking.ForSignal(work, usage, signal, ranking.Layout{}); err != nil {
+					if err := ranking.ForSignal(work, usage, thresholds.Signal(signal), thresholds.Layout{}, ranking.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -314,9 +314,14 @@ func BenchmarkSelectVictims(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		parsed, err := preemption.NewPDBs(pdbs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := time.Now()
 		b.ReportAllocs()
 		for b.Loop() {
-			if v, ok := preemption.SelectVictims(pre, snap, pdbs, preemption.Options{}); !ok || len(v.Pods) == 0 {
+			if v, ok := preemption.SelectVictims(pre, snap, parsed, now, preemption.Options{}); !ok || len(v.Pods) == 0 {
 				b.Fatalf("evictkit: %v, %d victims", ok, len(v.Pods))
 			}
 		}
@@ -372,7 +377,11 @@ func BenchmarkDryRun(b *testing.B) {
 		opts := preemption.Options{PriorStatus: prior, Offset: preemption.FixedOffset(0), Workers: 1}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := preemption.Preempt(pre, snaps, pdbs, opts); err != nil {
+			parsed, err := preemption.NewPDBs(pdbs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := preemption.Preempt(pre, snaps, parsed, time.Now(), opts); err != nil {
 				b.Fatal(err)
 			}
 		}

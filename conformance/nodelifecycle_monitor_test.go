@@ -3,9 +3,9 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"

@@ -140,6 +140,20 @@ func newCluster(t *rapid.T, minNodes, maxNodes, maxPods int, roomy bool, po gen.
 	return c
 }
 
+// pickNow is the time the library reads a missing start time as: after every
+// generated one, like the clock upstream reads. Every generated victim has a
+// start time, so it only has to be a valid time.
+var pickNow = gen.Epoch.Add(time.Hour)
+
+// parsedPDBs parses generated budgets, which are never nil.
+func parsedPDBs(pdbs []*policyv1.PodDisruptionBudget) preemption.PDBs {
+	s, err := preemption.NewPDBs(pdbs)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func podNames(pods []*v1.Pod) []string {
 	out := make([]string, len(pods))
 	for i, p := range pods {
@@ -182,7 +196,7 @@ func checkSelectVictims(t tester, c *cluster) {
 	want := up.selectVictims(t, state, c.preemptor, node, c.pdbs)
 
 	snap := c.snapshots(t)[0]
-	got, status := preemption.SelectVictimsWithStatus(c.preemptor, snap, c.pdbs, preemption.Options{})
+	got, status := preemption.SelectVictimsWithStatus(c.preemptor, snap, parsedPDBs(c.pdbs), pickNow, preemption.Options{})
 
 	wantDesc := fmt.Sprintf("%v %q victims %q violations %d", want.Code, want.Reasons, podNames(want.Pods), want.NumViolations)
 	gotDesc := fmt.Sprintf("%v %q victims %q violations %d", status.Code, status.Reasons, podNames(got.Pods), got.NumPDBViolations)
@@ -211,7 +225,7 @@ func TestVictimTieOrder(t *testing.T) {
 	t.Run("minimal", func(t *testing.T) {
 		c := tieCluster()
 		checkSelectVictims(t, c)
-		got, _ := preemption.SelectVictims(c.preemptor, c.snapshots(t)[0], c.pdbs, preemption.Options{})
+		got, _ := preemption.SelectVictims(c.preemptor, c.snapshots(t)[0], parsedPDBs(c.pdbs), pickNow, preemption.Options{})
 		if want := []string{"p4", "p2", "p1", "p0", "p3"}; !slices.Equal(podNames(got.Pods), want) || got.NumPDBViolations != 1 {
 			t.Fatalf("victims %q violations %d, want %q (upstream's) and 1", podNames(got.Pods), got.NumPDBViolations, want)
 		}
@@ -315,7 +329,7 @@ func TestPreempt(t *testing.T) {
 			offset = int32(rapid.IntRange(0, len(potential)-1).Draw(t, "offset"))
 		}
 
-		r, _ := preemption.Evaluate(c.preemptor, c.snapshots(t), c.pdbs, preemption.Options{
+		r, _ := preemption.Evaluate(c.preemptor, c.snapshots(t), parsedPDBs(c.pdbs), pickNow, preemption.Options{
 			Sampling: &preemption.Sampling{MinCandidateNodesPercentage: args.MinCandidateNodesPercentage,
 				MinCandidateNodesAbsolute: args.MinCandidateNodesAbsolute},
 			Offset:  preemption.FixedOffset(offset),
@@ -343,7 +357,7 @@ func TestPreempt(t *testing.T) {
 		if r.Code != preemption.Success {
 			t.Fatalf("evictkit %v %q with candidates %q\n%v", r.Code, r.Message, ourCandidates(r.Candidates), c)
 		}
-		if !upstreamCanPick(candidates, r.Chosen.Node) {
+		if !upstreamCanPick(t, candidates, r.Chosen.Node) {
 			t.Fatalf("evictkit picked %s (%v) from %q; upstream picks %s\n%v",
 				r.Chosen.Node, r.Decision, ourCandidates(r.Candidates), upstreamPick(candidates), c)
 		}
@@ -375,8 +389,8 @@ func TestPickNode(t *testing.T) {
 			ours = append(ours, preemption.Candidate{Node: name, Victims: preemption.Victims{Pods: pods, NumPDBViolations: violations}})
 			ups = append(ups, pickCandidate{name: name, victims: &extenderv1.Victims{Pods: pods, NumPDBViolations: int64(violations)}})
 		}
-		got, decision := preemption.PickNodeExplained(ours, nil)
-		if !upstreamCanPick(ups, got.Node) {
+		got, decision := preemption.PickNodeExplained(ours, pickNow, nil)
+		if !upstreamCanPick(t, ups, got.Node) {
 			t.Fatalf("PickNode(%s) = %s (%v); upstream picks %s", show(ourCandidates(ours)), got.Node, decision, upstreamPick(ups))
 		}
 	})
@@ -391,3 +405,28 @@ type pickCandidate struct {
 func (c pickCandidate) Victims() *extenderv1.Victims { return c.victims }
 func (c pickCandidate) Name() string                 { return c.name }
 func (c pickCandidate) NumPodGroupDisruptions() int  { return 0 }
+
+// TestUpstreamCanPickIsExhaustive checks the tie check itself: two
+// candidates that tie on every criterion are both possible answers, every
+// time, whichever order upstream's map yields; a candidate worse only on the
+// last criterion (start time) by one nanosecond never is.
+func TestUpstreamCanPickIsExhaustive(t *testing.T) {
+	victim := func(name string, start time.Time) *v1.Pod {
+		prio := int32(100)
+		st := metav1.NewTime(start)
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.PodSpec{Priority: &prio}, Status: v1.PodStatus{StartTime: &st}}
+	}
+	cand := func(node string, start time.Time) upstreampreemption.Candidate {
+		return pickCandidate{name: node, victims: &extenderv1.Victims{Pods: []*v1.Pod{victim(node+".v", start)}}}
+	}
+	tied := []upstreampreemption.Candidate{cand("n0", gen.Epoch), cand("n1", gen.Epoch)}
+	older := []upstreampreemption.Candidate{cand("n0", gen.Epoch), cand("n1", gen.Epoch.Add(-time.Nanosecond))}
+	for range 200 {
+		if !upstreamCanPick(t, tied, "n0") || !upstreamCanPick(t, tied, "n1") {
+			t.Fatal("a full tie must leave both nodes possible")
+		}
+		if upstreamCanPick(t, older, "n1") || !upstreamCanPick(t, older, "n0") {
+			t.Fatal("a victim started one nanosecond earlier must lose the start-time rule")
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/evictkit/eviction/conformance/internal/gen"
 	"github.com/evictkit/eviction/ranking"
+	"github.com/evictkit/eviction/thresholds"
 )
 
 func TestQOSClass(t *testing.T) {
@@ -31,12 +32,12 @@ func TestQOSClass(t *testing.T) {
 			pod.Status.QOSClass = rapid.SampledFrom([]v1.PodQOSClass{v1.PodQOSBestEffort, v1.PodQOSBurstable, v1.PodQOSGuaranteed}).Draw(t, "status")
 		}
 		defaulted := apiDefaulted(t, pod)
-		want, got := v1qos.GetPodQOS(defaulted), ranking.QOSClass(pod)
+		want, got := v1qos.GetPodQOS(defaulted), ranking.QOSClass(pod, ranking.Options{})
 		if got != want {
-			t.Fatalf("QOSClass(%s): upstream %s (defaulted: %s), evictkit %s", show(pod), want, show(defaulted.Spec), got)
+			t.Fatalf("QOSClass(%s, ranking.Options{}): upstream %s (defaulted: %s), evictkit %s", show(pod), want, show(defaulted.Spec), got)
 		}
-		if want, got := v1qos.ComputePodQOS(pod), ranking.ComputeQOSClass(pod); got != want {
-			t.Fatalf("ComputeQOSClass(%s): upstream %s, evictkit %s", show(pod), want, got)
+		if want, got := v1qos.ComputePodQOS(pod), ranking.ComputeQOSClass(pod, ranking.Options{}); got != want {
+			t.Fatalf("ComputeQOSClass(%s, ranking.Options{}): upstream %s, evictkit %s", show(pod), want, got)
 		}
 	})
 }
@@ -181,17 +182,17 @@ func compareIdentity(a, b *v1.Pod) int {
 // the pods sorted by identity gives exactly the library's documented
 // order: that is the expected answer.
 func TestRank(t *testing.T) {
-	for _, layout := range []ranking.Layout{{}, {DedicatedImageFS: true}, {DedicatedImageFS: true, SplitContainerFS: true}} {
-		rank := eviction.BuildSignalToRankFunc(layout.DedicatedImageFS, layout.SplitContainerFS)
+	for _, layout := range []thresholds.Layout{{}, {DedicatedImageFs: true}, {DedicatedImageFs: true, SplitContainerImageFs: true}} {
+		rank := eviction.BuildSignalToRankFunc(layout.DedicatedImageFs, layout.SplitContainerImageFs)
 		for _, signal := range gen.EvictionSignals {
-			t.Run(fmt.Sprintf("%s/imagefs=%v,split=%v", signal, layout.DedicatedImageFS, layout.SplitContainerFS), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/imagefs=%v,split=%v", signal, layout.DedicatedImageFs, layout.SplitContainerImageFs), func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
 					p := rankingProblems(12).Draw(t, "problem")
 					want := slices.Clone(p.pods)
 					slices.SortStableFunc(want, compareIdentity)
 					rank[evictionapi.Signal(signal)](want, p.upstreamStats())
 					got := rapid.Permutation(p.pods).Draw(t, "input order")
-					if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), signal, layout); err != nil {
+					if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), thresholds.Signal(signal), layout, ranking.Options{}); err != nil {
 						t.Fatal(err)
 					}
 					if w, g := podNames(want), podNames(got); !slices.Equal(g, w) {
@@ -219,7 +220,7 @@ func TestRankLarge(t *testing.T) {
 		for _, signal := range gen.EvictionSignals {
 			t.Run(fmt.Sprintf("%s/pods=%d", signal, n), func(t *testing.T) {
 				got := slices.Clone(p.pods)
-				if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), signal, ranking.Layout{}); err != nil {
+				if err := ranking.ForSignal(got, ranking.UsageByUID(p.usage), thresholds.Signal(signal), thresholds.Layout{}, ranking.Options{}); err != nil {
 					t.Fatal(err)
 				}
 				upstream := func(a, b *v1.Pod) *v1.Pod {
@@ -248,15 +249,13 @@ func TestRankLarge(t *testing.T) {
 // messageThresholds draws the thresholds of an eviction cycle (signals of
 // every resource, an unknown one, absolute and percentage values) and the
 // cycle's observations, each with an available amount and a capacity, as
-// every threshold the kubelet finds met has.
-func messageThresholds(t *rapid.T) ([]evictionapi.Threshold, eviction.SignalObservations) {
+// every threshold the kubelet finds met has; once as the library's types and
+// once as upstream's.
+func messageThresholds(t *rapid.T) ([]thresholds.Threshold, thresholds.Observations, []evictionapi.Threshold, eviction.SignalObservations) {
 	signals := append(slices.Clone(gen.EvictionSignals), "mem.available")
-	var ts []evictionapi.Threshold
+	var ts []thresholds.Threshold
 	for i := range rapid.IntRange(0, 3).Draw(t, "thresholds") {
-		th := evictionapi.Threshold{
-			Signal:   evictionapi.Signal(rapid.SampledFrom(signals).Draw(t, fmt.Sprintf("signal%d", i))),
-			Operator: evictionapi.OpLessThan,
-		}
+		th := thresholds.Threshold{Signal: thresholds.Signal(rapid.SampledFrom(signals).Draw(t, fmt.Sprintf("signal%d", i)))}
 		if rapid.Bool().Draw(t, fmt.Sprintf("percentage%d", i)) {
 			th.Value.Percentage = rapid.SampledFrom([]float32{0.05, 0.1, 0.155, 1}).Draw(t, fmt.Sprintf("value%d", i))
 		} else {
@@ -265,31 +264,17 @@ func messageThresholds(t *rapid.T) ([]evictionapi.Threshold, eviction.SignalObse
 		}
 		ts = append(ts, th)
 	}
-	obs := eviction.SignalObservations{}
+	obs := thresholds.Observations{}
+	upObs := eviction.SignalObservations{}
 	for s, o := range gen.Observations(gen.Epoch).Draw(t, "observations") {
 		if o.Available != nil && o.Capacity != nil {
-			obs[evictionapi.Signal(s)] = eviction.NewSignalObservation(resource.NewQuantity(*o.Available, resource.BinarySI),
+			obs[thresholds.Signal(s)] = thresholds.Observation{Available: resource.NewQuantity(*o.Available, resource.BinarySI),
+				Capacity: resource.NewQuantity(*o.Capacity, resource.BinarySI), Time: o.Time}
+			upObs[evictionapi.Signal(s)] = eviction.NewSignalObservation(resource.NewQuantity(*o.Available, resource.BinarySI),
 				resource.NewQuantity(*o.Capacity, resource.BinarySI), o.Time)
 		}
 	}
-	return ts, obs
-}
-
-// thresholdsMet is what a caller of ranking.EvictionMessage hands it: the
-// cycle's thresholds that have an observation, in order, each resolved
-// against its observation's capacity (with upstream's GetThresholdQuantity:
-// resolving is the caller's part, compared in thresholds_test.go).
-func thresholdsMet(ts []evictionapi.Threshold, obs eviction.SignalObservations) []ranking.ThresholdMet {
-	var met []ranking.ThresholdMet
-	for _, th := range ts {
-		o, ok := obs[th.Signal]
-		if !ok {
-			continue
-		}
-		met = append(met, ranking.ThresholdMet{Signal: string(th.Signal),
-			Quantity: *evictionapi.GetThresholdQuantity(th.Value, o.Capacity()), Available: o.Available().DeepCopy()})
-	}
-	return met
+	return ts, obs, toUpstream(ts), upObs
 }
 
 // TestEvictionMessage compares the kubelet's evictionMessage with
@@ -302,7 +287,7 @@ func thresholdsMet(ts []evictionapi.Threshold, obs eviction.SignalObservations) 
 // Usage converts to kubelet stats with every field reported, so the
 // documented stats-presence difference does not arise.
 func TestEvictionMessage(t *testing.T) {
-	resources := []v1.ResourceName{v1.ResourceMemory, v1.ResourceEphemeralStorage, ranking.ResourceInodes, ranking.ResourcePIDs}
+	resources := []v1.ResourceName{v1.ResourceMemory, v1.ResourceEphemeralStorage, thresholds.ResourceInodes, thresholds.ResourcePIDs}
 	rapid.Check(t, func(t *rapid.T) {
 		p := rankingProblems(3).Draw(t, "problem")
 		for _, pod := range p.pods {
@@ -318,16 +303,15 @@ func TestEvictionMessage(t *testing.T) {
 				pod.Spec.InitContainers[0].Name = pod.Spec.Containers[0].Name
 			}
 		}
-		ts, obs := messageThresholds(t)
-		met := thresholdsMet(ts, obs)
+		ts, obs, upTs, upObs := messageThresholds(t)
 		stats, usage := p.upstreamStats(), ranking.UsageByUID(p.usage)
 		for _, pod := range p.pods {
 			for _, res := range resources {
-				wantMsg, wantAnn := eviction.EvictionMessage(res, pod, stats, ts, obs)
-				gotMsg, gotAnn := ranking.EvictionMessage(res, pod, usage, met)
+				wantMsg, wantAnn := eviction.EvictionMessage(res, pod, stats, upTs, upObs)
+				gotMsg, gotAnn := ranking.EvictionMessage(res, pod, usage, ts, obs, ranking.Options{})
 				if gotMsg != wantMsg || !maps.Equal(gotAnn, wantAnn) {
 					t.Fatalf("EvictionMessage(%s, %s) with usage %s, thresholds met %s:\nupstream %q %v\nevictkit %q %v",
-						res, show(pod), show(p.usage[pod.UID]), show(met), wantMsg, wantAnn, gotMsg, gotAnn)
+						res, show(pod), show(p.usage[pod.UID]), ourKeys(ts, false), wantMsg, wantAnn, gotMsg, gotAnn)
 				}
 			}
 		}

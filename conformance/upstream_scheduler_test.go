@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,6 +29,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/evictkit/eviction/conformance/internal/gen"
 )
 
 // tester is the part of testing.TB (and of *rapid.T) the harnesses use.
@@ -210,29 +213,48 @@ func upstreamPick(candidates []preemption.Candidate) string {
 }
 
 // upstreamCanPick reports whether upstream's pickOneNodeForPreemption can
-// answer node. Upstream builds its node list from a map, so among nodes
-// that tie on every criterion any may come out. A node ties with upstream's
-// first answer w exactly when a pick between the two alone can return it;
-// when it does not tie, that pick returns w every time. 64 tries leave a
-// chance of 2⁻⁶⁴ to miss a tie.
-func upstreamCanPick(candidates []preemption.Candidate, node string) bool {
+// answer node, whatever order its map iteration yields. Upstream scores the
+// candidates criterion by criterion and, when several tie on every one,
+// returns the first of them in map order; any tied node can come first. So
+// node is a possible answer exactly when it ties with upstream's answer w on
+// every criterion. That is decided without randomness by upstream's own pick
+// between the two alone, after stretching every victim start time t to
+// epoch + 2(t − epoch), plus one nanosecond for node's victims: the
+// stretch keeps each candidate's earliest highest-priority start and every
+// other criterion, and the extra nanosecond makes node win the last
+// criterion exactly when its earliest start is not before w's, that is when
+// the two tied there. Every victim must have a start time (upstream reads
+// the clock for a missing one).
+func upstreamCanPick(tb tester, candidates []preemption.Candidate, node string) bool {
+	tb.Helper()
 	w := upstreamPick(candidates)
 	if w == node {
 		return true
 	}
-	var pair []preemption.Candidate
+	var win, other preemption.Candidate
 	for _, c := range candidates {
-		if c.Name() == w || c.Name() == node {
-			pair = append(pair, c)
+		switch c.Name() {
+		case w:
+			win = c
+		case node:
+			other = c
 		}
 	}
-	if len(pair) != 2 {
+	if win == nil || other == nil {
 		return false
 	}
-	for range 64 {
-		if upstreamPick(pair) == node {
-			return true
+	stretch := func(c preemption.Candidate, extra time.Duration) preemption.Candidate {
+		v := *c.Victims()
+		v.Pods = make([]*v1.Pod, len(c.Victims().Pods))
+		for i, p := range c.Victims().Pods {
+			if p.Status.StartTime == nil {
+				tb.Fatalf("victim %s on %s has no start time: upstream's pick reads the clock", p.Name, c.Name())
+			}
+			p = p.DeepCopy()
+			p.Status.StartTime.Time = gen.Epoch.Add(2*p.Status.StartTime.Sub(gen.Epoch) + extra)
+			v.Pods[i] = p
 		}
+		return pickCandidate{name: c.Name(), victims: &v}
 	}
-	return false
+	return upstreamPick([]preemption.Candidate{stretch(win, 0), stretch(other, time.Nanosecond)}) == node
 }

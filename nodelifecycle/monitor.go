@@ -16,6 +16,17 @@ import (
 	"github.com/evictkit/eviction/timedqueue"
 )
 
+// Errors a [Monitor] returns wrap one of these, and the API's error when there is one.
+var (
+	// ErrNodeSkipped: the node was left out of the pass (not counted in its zone, no taint
+	// or pod action): the lease circuit breaker held it back, or reading or writing it failed
+	// for good. The next pass judges it again.
+	ErrNodeSkipped = errors.New("node left out of the pass")
+	// ErrCallFailed: an API call (or the caller's pod listing) failed; the Monitor retries
+	// it as upstream does.
+	ErrCallFailed = errors.New("call failed")
+)
+
 // StatusAttempts is how many times a pass tries to write a node's status (upstream polls every
 // 20 ms for 100 ms, scheduler.NodeHealthUpdateRetry): after a failed write the node is read
 // again ([API.GetNode]) and judged again.
@@ -226,15 +237,17 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 
 	// 1. Registration.
 	listed := make(map[string]struct{}, len(in.Nodes))
-	for _, node := range in.Nodes {
+	zones := make([]string, len(in.Nodes)) // each listed node's zone key, computed once
+	for i, node := range in.Nodes {
 		if node == nil {
 			continue
 		}
 		listed[node.Name] = struct{}{}
-		m.ensureZone(ZoneKey(node))
+		zones[i] = ZoneKey(node)
+		m.ensureZone(zones[i])
 		if _, ok := m.known[node.Name]; !ok {
 			m.known[node.Name] = struct{}{}
-			if w, ok := m.markReachable(ctx, node, FirstSeen); ok {
+			if w, ok := m.markReachable(ctx, node, zones[i], FirstSeen); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
 			}
@@ -247,13 +260,16 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	}
 
 	// 2 and 3. Judgement and actions, node by node.
-	for _, node := range in.Nodes {
+	for i, node := range in.Nodes {
 		if node == nil {
 			continue
 		}
-		np := m.passNode(ctx, node, in, &res)
+		np := m.passNode(ctx, node, zones[i], in, &res)
 		if np.Counted {
-			zone := ZoneKey(np.Node)
+			zone := zones[i]
+			if np.Node != node {
+				zone = ZoneKey(np.Node) // written, or read again after a failed write
+			}
 			c := res.Counts[zone]
 			c.Add(np.Health.Current)
 			res.Counts[zone] = c
@@ -266,11 +282,11 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	d := HandleDisruption(m.zones, res.Counts, m.cfg)
 	res.Disruption = d
 	if d.Entered {
-		for _, node := range in.Nodes {
+		for i, node := range in.Nodes {
 			if node == nil {
 				continue
 			}
-			if w, ok := m.markReachable(ctx, node, AllZonesDown); ok {
+			if w, ok := m.markReachable(ctx, node, zones[i], AllZonesDown); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
 			}
@@ -293,7 +309,7 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 }
 
 // passNode judges one node and carries out what follows for it (upstream's updateNodeFunc).
-func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res *PassResult) NodePass {
+func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in PassInput, res *PassResult) NodePass {
 	np := NodePass{Node: node}
 	name := node.Name
 	var lease *coordinationv1.Lease
@@ -306,7 +322,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 		if breaker && m.recorded != "" {
 			if LeaseCacheBehind(m.recorded, in.LeaseCacheRV) {
 				np.Health = Health{Verdict: Skipped}
-				np.Err = fmt.Errorf("nodelifecycle: node %q skipped: lease cache at %q, behind %q", name, in.LeaseCacheRV, m.recorded)
+				np.Err = fmt.Errorf("nodelifecycle: node %q: lease cache at %q, behind the live %q: %w", name, in.LeaseCacheRV, m.recorded, ErrNodeSkipped)
 				return np
 			}
 			m.recorded = ""
@@ -318,7 +334,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 			if err != nil {
 				m.save(name, h.Probe)
 				np.Health = h
-				np.Err = fmt.Errorf("nodelifecycle: node %q skipped: live lease: %w", name, err)
+				np.Err = fmt.Errorf("nodelifecycle: node %q: live lease GET: %w: %w", name, ErrNodeSkipped, err)
 				return np
 			}
 			h = evaluate(node, lease, saved, &live, m.now.t, m.cfg)
@@ -327,7 +343,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 			m.save(name, h.Probe)
 			m.recorded = NewerResourceVersion(m.recorded, h.LiveLeaseRV)
 			np.Health = h
-			np.Err = fmt.Errorf("nodelifecycle: node %q skipped: live lease at %q, cache behind", name, h.LiveLeaseRV)
+			np.Err = fmt.Errorf("nodelifecycle: node %q: live lease at %q, the cache is behind: %w", name, h.LiveLeaseRV, ErrNodeSkipped)
 			return np
 		}
 		if h.Status == nil {
@@ -343,18 +359,20 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 			break
 		}
 		m.save(name, h.Probe)
-		np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: status write %d of %d: %w", name, attempt, StatusAttempts, err))
+		np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: status write %d of %d: %w: %w", name, attempt, StatusAttempts, ErrCallFailed, err))
 		if attempt == StatusAttempts {
 			np.Health = h
+			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: every status write failed: %w", name, ErrNodeSkipped))
 			return np
 		}
 		fresh, err := m.api.GetNode(ctx, name)
 		if err != nil || fresh == nil {
 			np.Health = h
-			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q skipped: reading it again: %w", name, err))
+			np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: reading it again: %w: %w", name, ErrNodeSkipped, err))
 			return np
 		}
-		node, np.Node = fresh, fresh
+		node, np.Node, zone = fresh, fresh, ZoneKey(fresh)
+		m.ensureZone(zone) // its labels may have moved it (upstream would find no queue and crash)
 	}
 	np.Health = h
 	np.Counted = !ExcludedFromDisruption(node)
@@ -363,7 +381,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 		return np
 	}
 
-	m.noExecute(ctx, node, h.Current, &np, res)
+	m.noExecute(ctx, node, zone, h.Current, &np, res)
 
 	_, again := m.retry[name]
 	if h.BecameNotReady() || (again && h.Observed.Status != v1.ConditionTrue) {
@@ -372,7 +390,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 			var err error
 			if pods, err = in.Pods(name); err != nil {
 				m.retry[name] = struct{}{}
-				np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w", name, err))
+				np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: listing its pods: %w: %w", name, ErrCallFailed, err))
 				return np
 			}
 		}
@@ -383,7 +401,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 				continue
 			}
 			if err := m.updatePod(ctx, marked); err != nil {
-				failed = append(failed, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w", pod.Namespace, pod.Name, name, err))
+				failed = append(failed, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, name, ErrCallFailed, err))
 				continue
 			}
 			np.PodsNotReady = append(np.PodsNotReady, marked)
@@ -400,9 +418,9 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, in PassInput, res
 
 // noExecute carries out [NoExecuteAction] for a judged node (upstream
 // processTaintBaseEviction).
-func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCondition, np *NodePass, res *PassResult) {
+func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, zone string, ready *v1.NodeCondition, np *NodePass, res *PassResult) {
 	a := NoExecuteAction(node, ready)
-	q := m.queues[ZoneKey(node)]
+	q := m.queues[zone]
 	switch a.Kind {
 	case SwapToNotReady, SwapToUnreachable:
 		w := TaintWrite{Node: node.Name, Swap: a.Swap, Reason: Swapped}
@@ -415,7 +433,7 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCo
 		}
 		np.Enqueued = q.Add(node.Name, string(node.UID))
 	case Untaint:
-		if w, ok := m.markReachable(ctx, node, BecameReady); ok {
+		if w, ok := m.markReachable(ctx, node, zone, BecameReady); ok {
 			res.Taints = append(res.Taints, w)
 			np.Err = errors.Join(np.Err, w.Err)
 		}
@@ -424,7 +442,7 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, ready *v1.NodeCo
 
 // markReachable removes node's NoExecute taints and, once that succeeded, the node from its
 // zone queue (upstream markNodeAsReachable). ok reports whether there was a taint to remove.
-func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, why WriteReason) (TaintWrite, bool) {
+func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string, why WriteReason) (TaintWrite, bool) {
 	s := MarkReachable(node).Swap
 	w := TaintWrite{Node: node.Name, Swap: s, Reason: why}
 	if !s.Empty() {
@@ -432,7 +450,7 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, why WriteRea
 			return w, true
 		}
 	}
-	m.queues[ZoneKey(node)].Remove(node.Name)
+	m.queues[zone].Remove(node.Name)
 	return w, !s.Empty()
 }
 
@@ -489,7 +507,7 @@ func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (*v1
 		return nil, nil
 	}
 	if err := m.updatePod(ctx, marked); err != nil {
-		return nil, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, err)
+		return nil, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
 	}
 	return marked, nil
 }
@@ -578,7 +596,7 @@ func (m *Monitor) swap(ctx context.Context, name string, s Swap) error {
 		return nil
 	}
 	if err := m.api.SwapTaints(ctx, name, s); err != nil {
-		return fmt.Errorf("nodelifecycle: node %q: taint write: %w", name, err)
+		return fmt.Errorf("nodelifecycle: node %q: taint write %s: %w: %w", name, s, ErrCallFailed, err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package nodelifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"pgregory.net/rapid"
+
+	"github.com/evictkit/eviction/taints"
 )
 
 var errAPI = errors.New("api down")
@@ -152,6 +157,8 @@ func TestMonitorStatusWriteRetries(t *testing.T) {
 			res, err := m.Pass(ctx, at(55*time.Second), api.input(nil))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errAPI)
+			assert.ErrorIs(t, err, ErrCallFailed)
+			assert.Equal(t, !tc.counted, errors.Is(err, ErrNodeSkipped))
 			assert.ErrorContains(t, err, `nodelifecycle: node "n1": status write 1 of 5`)
 			assert.Equal(t, min(tc.failing+1, StatusAttempts), api.statusWrites)
 			np := res.Nodes[0]
@@ -279,7 +286,7 @@ func TestMonitorLeaseCircuitBreaker(t *testing.T) {
 	in = api.input(leases)
 	in.LeaseCacheRV = "7"
 	res, err := m.Pass(ctx, at(55*time.Second), in)
-	require.Error(t, err)
+	require.ErrorIs(t, err, ErrNodeSkipped)
 	assert.Equal(t, Skipped, res.Nodes[0].Health.Verdict)
 	assert.Equal(t, Skipped, res.Nodes[1].Health.Verdict, "the cache is behind the recorded version: n2 too")
 	assert.Empty(t, res.Counts)
@@ -374,9 +381,130 @@ func TestMonitorPodBound(t *testing.T) {
 	assert.Equal(t, v1.ConditionTrue, podReady(pod), "the caller's pod is not modified")
 }
 
+func TestSwapString(t *testing.T) {
+	assert.Equal(t, "no change", Swap{}.String())
+	assert.Equal(t, "+node.kubernetes.io/not-ready:NoExecute -node.kubernetes.io/unreachable:NoExecute",
+		Swap{Add: []v1.Taint{ne(v1.TaintNodeNotReady)}, Remove: []v1.Taint{ne(v1.TaintNodeUnreachable)}}.String())
+}
+
 func TestWriteReasonString(t *testing.T) {
 	for r, s := range map[WriteReason]string{FirstSeen: "FirstSeen", Swapped: "Swapped", BecameReady: "BecameReady",
 		AllZonesDown: "AllZonesDown", Queued: "Queued", WriteReason(9): "WriteReason(9)"} {
 		assert.Equal(t, s, r.String())
 	}
+}
+
+// TestPropertyMonitorNilAPIIsAllSuccess: over random heartbeats, Lease renewals and clock
+// steps, a Monitor without an API whose listed writes the caller applies decides exactly what
+// a Monitor does whose API performs every write; no pass writes a status whose Ready is not
+// Unknown, marks pods of a node that is ready, or leaves a node with both NoExecute taints;
+// and every counted node is in its zone's counts.
+func TestPropertyMonitorNilAPIIsAllSuccess(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ctx := context.Background()
+		api := newFakeAPI()
+		mirror := newFakeAPI() // the nil-API Monitor's cluster, written by the test
+		names := []string{"n1", "n2", "n3"}
+		for _, name := range names {
+			zone := rapid.SampledFrom([]string{"a", "b"}).Draw(t, name+".zone")
+			api.node(name, zone, at(-time.Hour), t0)
+			mirror.node(name, zone, at(-time.Hour), t0)
+			api.pods["p-"+name] = readyPod("p-"+name, name)
+			mirror.pods["p-"+name] = readyPod("p-"+name, name)
+		}
+		cfg := Config{DisableLeaseCircuitBreaker: rapid.Bool().Draw(t, "noBreaker")}
+		withAPI, without := NewMonitor(api, cfg), NewMonitor(nil, cfg)
+		leases := map[string]*coordinationv1.Lease{}
+		now := t0
+		for i := range rapid.IntRange(1, 30).Draw(t, "ops") {
+			switch rapid.IntRange(0, 4).Draw(t, fmt.Sprintf("op%d", i)) {
+			case 0:
+				name := rapid.SampledFrom(names).Draw(t, fmt.Sprintf("node%d", i))
+				s := rapid.SampledFrom([]v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse}).Draw(t, fmt.Sprintf("status%d", i))
+				for _, a := range []*fakeAPI{api, mirror} {
+					n := a.nodes[name].DeepCopy()
+					c := findCondition(n.Status.Conditions, v1.NodeReady)
+					if c.Status != s {
+						c.LastTransitionTime = mt(now)
+					}
+					c.Status, c.LastHeartbeatTime = s, mt(now)
+					a.nodes[name] = n
+				}
+			case 1:
+				name := rapid.SampledFrom(names).Draw(t, fmt.Sprintf("lease%d", i))
+				leases[name] = mkLease(name, fmt.Sprint(i), ptr(now))
+				api.leases[name] = fmt.Sprint(i)
+			case 2:
+				now = now.Add(rapid.SampledFrom([]time.Duration{time.Second, 5 * time.Second, 30 * time.Second}).Draw(t, fmt.Sprintf("step%d", i)))
+			case 3:
+				r1, _ := withAPI.Pass(ctx, now, api.input(leases))
+				r2, _ := without.Pass(ctx, now, mirror.input(leases))
+				for _, np := range r2.Nodes {
+					if np.Status != nil {
+						n := mirror.nodes[np.Node.Name].DeepCopy()
+						n.Status = *np.Status
+						mirror.nodes[n.Name] = n
+					}
+					for _, p := range np.PodsNotReady {
+						mirror.pods[p.Name] = p
+					}
+				}
+				for _, w := range r2.Taints {
+					n := mirror.nodes[w.Node].DeepCopy()
+					n.Spec.Taints = w.Swap.Apply(n.Spec.Taints, t0)
+					mirror.nodes[w.Node] = n
+				}
+				if r1.Disruption.String() != r2.Disruption.String() {
+					t.Fatalf("zones: with API %s, without %s", r1.Disruption, r2.Disruption)
+				}
+				for z, c := range r1.Counts {
+					if r2.Counts[z] != c {
+						t.Fatalf("zone %q counts %+v and %+v", z, c, r2.Counts[z])
+					}
+				}
+				counted := 0
+				for _, np := range r1.Nodes {
+					if np.Counted {
+						counted++
+					}
+					if np.Status != nil && findCondition(np.Status.Conditions, v1.NodeReady).Status != v1.ConditionUnknown {
+						t.Fatalf("%s: status written with Ready %v", np.Node.Name, findCondition(np.Status.Conditions, v1.NodeReady))
+					}
+					if len(np.PodsNotReady) > 0 && np.Health.Current != nil && np.Health.Current.Status == v1.ConditionTrue {
+						t.Fatalf("%s: pods marked on a ready node", np.Node.Name)
+					}
+				}
+				total := 0
+				for _, c := range r1.Counts {
+					total += c.Size()
+				}
+				if total != counted {
+					t.Fatalf("%d counted, %d in the zone counts", counted, total)
+				}
+			case 4:
+				get := func(a *fakeAPI) func(string) (*v1.Node, bool) {
+					return func(name string) (*v1.Node, bool) { n, ok := a.nodes[name]; return n, ok }
+				}
+				_, _ = withAPI.Drain(ctx, now, get(api))
+				w2, _ := without.Drain(ctx, now, get(mirror))
+				for _, w := range w2 {
+					n := mirror.nodes[w.Node].DeepCopy()
+					n.Spec.Taints = w.Swap.Apply(n.Spec.Taints, t0)
+					mirror.nodes[w.Node] = n
+				}
+			}
+			for _, name := range names {
+				a, b := api.nodes[name], mirror.nodes[name]
+				if !apiequality.Semantic.DeepEqual(a.Status, b.Status) || !apiequality.Semantic.DeepEqual(a.Spec.Taints, b.Spec.Taints) {
+					t.Fatalf("%s differs:\nwith API %+v %v\nwithout  %+v %v", name, a.Status, a.Spec.Taints, b.Status, b.Spec.Taints)
+				}
+				if taints.Exists(a.Spec.Taints, ptr(ne(v1.TaintNodeNotReady))) && taints.Exists(a.Spec.Taints, ptr(ne(v1.TaintNodeUnreachable))) {
+					t.Fatalf("%s carries both NoExecute taints", name)
+				}
+				if podReady(api.pods["p-"+name]) != podReady(mirror.pods["p-"+name]) {
+					t.Fatalf("pod on %s differs", name)
+				}
+			}
+		}
+	})
 }

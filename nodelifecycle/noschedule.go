@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -16,6 +17,22 @@ import (
 type Swap struct {
 	Add    []v1.Taint
 	Remove []v1.Taint
+}
+
+// String returns the change in kubectl taint syntax: each added taint with "+", each removed
+// one with "-", or "no change".
+func (s Swap) String() string {
+	if s.Empty() {
+		return "no change"
+	}
+	parts := make([]string, 0, len(s.Add)+len(s.Remove))
+	for _, t := range s.Add {
+		parts = append(parts, "+"+taints.Format(t))
+	}
+	for _, t := range s.Remove {
+		parts = append(parts, "-"+taints.Format(t))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Empty reports whether the swap changes nothing.

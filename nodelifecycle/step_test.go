@@ -86,3 +86,30 @@ func TestStepSilentNodeUnreachableRecovers(t *testing.T) {
 	assert.Equal(t, 1, c.writes, "one status write")
 	assert.Equal(t, ZoneNormal, c.zones[":\x00:z"])
 }
+
+// TestStepNotReadyThenSilent: a kubelet that posts Ready False is queued at the next pass and
+// tainted not-ready when the token comes; its pods stay ready (the kubelet, not the
+// controller, turned it not ready). When it then goes silent past the grace period, the pass
+// that marks it Unknown swaps not-ready for unreachable at once, bypassing the queue.
+func TestStepNotReadyThenSilent(t *testing.T) {
+	c := newCluster(Config{})
+	c.addNode("n1", "z", t0.Add(-time.Hour), t0)
+	c.addNode("n2", "z", t0.Add(-time.Hour), t0)
+	c.addPod("p1", "n1")
+	pass := passWith("n2")
+	notReady := []string{v1.TaintNodeNotReady}
+	unreach := []string{v1.TaintNodeUnreachable}
+	runSteps(t, c, "n1", "p1", []simStep{
+		{"first pass", 0, pass, snapshot{Ready: tTrue, PodReady: tTrue}},
+		{"kubelet posts False: NoSchedule not-ready on the update", time.Second, post("n1", tFalse),
+			snapshot{Ready: tFalse, NoSchedule: notReady, PodReady: tTrue}},
+		{"next pass: queued", 5 * time.Second, pass, snapshot{Ready: tFalse, NoSchedule: notReady, Queued: true, PodReady: tTrue}},
+		{"the token: not-ready:NoExecute", 5*time.Second + 100*time.Millisecond, tryQueues,
+			snapshot{Ready: tFalse, NoExecute: notReady, NoSchedule: notReady, Tombstone: true, PodReady: tTrue}},
+		{"silent since 1s, last heard at the 5s pass: still within the grace period at 55s", 55 * time.Second, pass,
+			snapshot{Ready: tFalse, NoExecute: notReady, NoSchedule: notReady, Tombstone: true, PodReady: tTrue}},
+		{"marked Unknown: swapped to unreachable at once, pods still ready (it was not Ready before)", 60 * time.Second, pass,
+			snapshot{Ready: tUnknown, NoExecute: unreach, NoSchedule: unreach, Tombstone: true, PodReady: tTrue}},
+	})
+	assert.Equal(t, 1, c.writes)
+}

@@ -58,16 +58,17 @@ func BenchmarkSelectVictims(b *testing.B) {
 		name string
 		list []*policyv1.PodDisruptionBudget
 	}{{"pdbs=0", nil}, {"pdbs=10", benchPDBs()}} {
+		parsed := mustPDBs(pdbs.list)
 		b.Run("ours/"+pdbs.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, ok := preemption.SelectVictims(pre, node, pdbs.list, opts); !ok {
+				if _, ok := preemption.SelectVictims(pre, node, parsed, now, opts); !ok {
 					b.Fatal("no victims")
 				}
 			}
 		})
 		b.Run("naive/"+pdbs.name, func(b *testing.B) {
-			want, _ := preemption.SelectVictims(pre, node, pdbs.list, opts)
+			want, _ := preemption.SelectVictims(pre, node, parsed, now, opts)
 			b.ReportAllocs()
 			for b.Loop() {
 				if got := naiveSelectVictims(pre, node, pdbs.list); len(got) != len(want.Pods) {
@@ -150,7 +151,7 @@ func naiveSelectVictims(pre *v1.Pod, node preemption.NodeSnapshot, pdbs []*polic
 // a potential node, at 1, 2 and GOMAXPROCS workers.
 func BenchmarkPreempt(b *testing.B) {
 	pre := benchPreemptor()
-	pdbs := benchPDBs()
+	pdbs := mustPDBs(benchPDBs())
 	for _, n := range []int{500, 5000} {
 		nodes := make([]preemption.NodeSnapshot, n)
 		for i := range nodes {
@@ -162,13 +163,60 @@ func BenchmarkPreempt(b *testing.B) {
 				opts.Workers = w
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := preemption.Preempt(pre, nodes, pdbs, opts); err != nil {
+					if _, err := preemption.Preempt(pre, nodes, pdbs, now, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 		}
 	}
+}
+
+// dryRunPDBs returns n budgets with set-based selectors on the apps of
+// benchNode's pods.
+func dryRunPDBs(n int) []*policyv1.PodDisruptionBudget {
+	out := make([]*policyv1.PodDisruptionBudget, n)
+	for i := range out {
+		out[i] = mkPDB(fmt.Sprintf("pdb%d", i), int32(i%3),
+			selecting(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{fmt.Sprintf("app%d", i%10), fmt.Sprintf("x%d", i)}}}}))
+	}
+	return out
+}
+
+// BenchmarkDryRun5000 is a dry run over 5,000 nodes of 30 pods with 50
+// PodDisruptionBudgets: Evaluate visiting every node, and a caller's own
+// loop of SelectVictims over the nodes, both with the budgets parsed once
+// by NewPDBs (inside the measured loop, so its cost is counted).
+func BenchmarkDryRun5000(b *testing.B) {
+	pre := benchPreemptor()
+	pdbs := dryRunPDBs(50)
+	nodes := make([]preemption.NodeSnapshot, 5000)
+	for i := range nodes {
+		nodes[i] = benchNode(b, fmt.Sprintf("n%d", i), 30)
+	}
+	b.Run("Evaluate", func(b *testing.B) {
+		opts := seq()
+		opts.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 100, MinCandidateNodesAbsolute: 5000}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SelectVictims", func(b *testing.B) {
+		opts := seq()
+		b.ReportAllocs()
+		for b.Loop() {
+			parsed := mustPDBs(pdbs)
+			for i := range nodes {
+				if _, ok := preemption.SelectVictims(pre, nodes[i], parsed, now, opts); !ok {
+					b.Fatal("no victims")
+				}
+			}
+		}
+	})
 }
 
 // BenchmarkNewNodeSnapshot is the one-time cost of the request vectors.
@@ -188,12 +236,12 @@ func BenchmarkNewNodeSnapshot(b *testing.B) {
 func BenchmarkPickNode(b *testing.B) {
 	cands := make([]preemption.Candidate, 500)
 	for i := range cands {
-		cands[i] = preemption.Candidate{Node: fmt.Sprint(i), Victims: preemption.Victims{Now: now, Pods: []*v1.Pod{
+		cands[i] = preemption.Candidate{Node: fmt.Sprint(i), Victims: preemption.Victims{Pods: []*v1.Pod{
 			mkPod("a", prio(100), started(ts(i%50))), mkPod("b", prio(0)), mkPod("c", prio(0)),
 		}}}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		preemption.PickNode(cands)
+		preemption.PickNode(cands, now)
 	}
 }

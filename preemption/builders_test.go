@@ -15,7 +15,7 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// The spec's notation (§11).
+// Priorities of the tests, from lowest to highest.
 const (
 	neg   int32 = -100
 	low   int32 = 0
@@ -29,7 +29,7 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func ts(k int) time.Time { return t0.Add(time.Duration(k) * time.Minute) }
 
-// now is the Options.Now of the tests, later than every ts(k) used.
+// now is the time of the tests, later than every ts(k) used.
 var now = ts(1000)
 
 type podOpt func(*v1.Pod)
@@ -209,5 +209,14 @@ func candidateNodes(cs []preemption.Candidate) []string {
 // seq is the deterministic option set of the spec's cases: one worker,
 // offset 0, a fixed now.
 func seq() preemption.Options {
-	return preemption.Options{Workers: 1, Offset: preemption.FixedOffset(0), Now: now}
+	return preemption.Options{Workers: 1, Offset: preemption.FixedOffset(0)}
+}
+
+// mustPDBs parses budgets the tests know to be valid.
+func mustPDBs(pdbs []*policyv1.PodDisruptionBudget) preemption.PDBs {
+	s, err := preemption.NewPDBs(pdbs)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -3,6 +3,12 @@
 // node, honouring PodDisruptionBudgets — as pure functions over *v1.Pod,
 // node snapshots and *policyv1.PodDisruptionBudget, without the scheduler.
 //
+//	pdbs, err := preemption.NewPDBs(budgets)            // parse the selectors once
+//	node, err := preemption.NewNodeSnapshot(n, pods, nominated)
+//	victims, ok := preemption.SelectVictims(pod, node, pdbs, now, preemption.Options{})
+//	chosen, err := preemption.Preempt(pod, nodes, pdbs, now, preemption.Options{})
+//	r, err := preemption.Evaluate(pod, nodes, pdbs, now, preemption.Options{}) // with the details
+//
 // It mirrors the DefaultPreemption PostFilter plugin of k8s.io/kubernetes
 // v1.37.2:
 //
@@ -19,12 +25,15 @@
 //     pkg/scheduler/framework/runtime/framework.go:
 //     RunFilterPluginsWithNominatedPods, for the fit model;
 //   - k8s.io/component-helpers resource/helpers.go: PodRequests, for the
-//     request vectors.
+//     request vectors, through package podresources.
 //
 // # Entry points
 //
 // [NewNodeSnapshot] captures a node, its pods and the pods nominated to it,
-// computing every request vector once. [SelectVictims] finds the victims on
+// computing every request vector once; [NewPDBs] parses the
+// PodDisruptionBudgets once for any number of calls. Every decision takes
+// now, the time a pod without status.startTime is taken to have started:
+// nothing here reads a clock. [SelectVictims] finds the victims on
 // one node, [PickNode] chooses among candidates, and [Preempt] (or
 // [Evaluate], which returns the details: candidate list, node statuses,
 // nomination changes and the [Criterion] that decided) runs the whole
@@ -48,7 +57,7 @@
 //     spent in importance order by every potential victim, so
 //     [Victims.NumPDBViolations] can exceed the violations that happen.
 //   - Request vectors are computed once per pod ([NewNodeSnapshot]),
-//     selectors once per PodDisruptionBudget and call, and within [Evaluate]
+//     selectors once per PodDisruptionBudget ([NewPDBs]), and within [Evaluate]
 //     a node's victim search allocates only its result: sort keys are
 //     computed once per search, hold no pointers, and no comparison
 //     allocates. One node with P pods and B budgets costs
@@ -65,7 +74,8 @@
 // ([PodRequests]); pods on a node are charged as the scheduler cache charges
 // them ([AssignedPodRequests]). Nominated pods of equal or higher priority
 // take part in every check, in upstream's two passes. Other plugins plug in
-// as [Filter] functions; nodes that preemption cannot fix are marked
+// as [Filter] functions, which give the reason a node fails; nodes that
+// preemption cannot fix are marked
 // UnschedulableAndUnresolvable in [Options.PriorStatus].
 //
 // # Not covered
@@ -102,11 +112,14 @@
 //     node's pods in the snapshot (NodeInfo order upstream), and victims
 //     the order they were found in, PDB-violating ones first, then the
 //     others. Up to 12 potential victims this is exactly upstream's order
-//     (with [Options.MoreImportant] too, whatever the comparator); beyond,
+//     (with [Options.MoreImportant] too, whatever the comparator), except
+//     among equally important pods without a start time (see below); beyond,
 //     it is one of the orders a sort may produce, and since the reprieve is
 //     greedy, which of two tied pods is reprieved may differ from upstream.
-//   - Missing start times: upstream reads the clock at each use; here a
-//     single [Options.Now] (or one clock reading per call) is used.
+//   - Missing start times: upstream reads the clock at each use; here the
+//     caller's now is used throughout. Equally important victims that all
+//     lack a start time therefore tie here, where upstream orders them by
+//     its clock readings (see [SelectVictims] for the exact difference).
 //   - Insufficient scalar resources are reported sorted by name (upstream:
 //     map order).
 //   - [Options.Filters] run after the resource check. Upstream runs the

@@ -52,7 +52,7 @@ func ExampleSelectVictims() {
 	}
 	preemptor := examplePod("checkout", 1000, "1", nil)
 
-	victims, ok := preemption.SelectVictims(preemptor, node, []*policyv1.PodDisruptionBudget{pdb}, preemption.Options{})
+	victims, ok := preemption.SelectVictims(preemptor, node, mustPDBs([]*policyv1.PodDisruptionBudget{pdb}), now, preemption.Options{})
 	fmt.Println("candidate:", ok)
 	for _, p := range victims.Pods {
 		fmt.Println("evict", p.Name)
@@ -79,7 +79,7 @@ func ExamplePreempt() {
 	preemptor := examplePod("api", 1000, "700m", nil)
 	opts := preemption.Options{Offset: preemption.FixedOffset(0)}
 
-	chosen, err := preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, nil, opts)
+	chosen, err := preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, preemption.PDBs{}, now, opts)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -91,12 +91,12 @@ func ExamplePreempt() {
 
 	never := v1.PreemptNever
 	preemptor.Spec.PreemptionPolicy = &never
-	_, err = preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, nil, opts)
+	_, err = preemption.Preempt(preemptor, []preemption.NodeSnapshot{n1, n2}, preemption.PDBs{}, now, opts)
 	fmt.Println(errors.Is(err, preemption.ErrNotEligible), err)
 	// Output:
 	// node: n2
 	// evict report
-	// true preemption: preemptor not eligible: pod shop/api: not eligible due to preemptionPolicy=Never.
+	// true preemption: pod shop/api: preemptor not eligible: not eligible due to preemptionPolicy=Never.
 }
 
 // PickNode chooses among candidates found elsewhere, for example by
@@ -110,8 +110,8 @@ func ExamplePickNode() {
 		{Node: "n2", Victims: preemption.Victims{Pods: []*v1.Pod{examplePod("cache", 500, "1", nil)}}},
 		{Node: "n3", Victims: preemption.Victims{Pods: []*v1.Pod{examplePod("report", 10, "600m", nil), examplePod("etl", 10, "400m", nil)}}},
 	}
-	fmt.Println("node:", preemption.PickNode(candidates).Node)
-	_, d := preemption.PickNodeExplained(candidates, nil)
+	fmt.Println("node:", preemption.PickNode(candidates, now).Node)
+	_, d := preemption.PickNodeExplained(candidates, now, nil)
 	fmt.Println("by:", d)
 	// Output:
 	// node: n3
@@ -137,7 +137,7 @@ func ExampleEvaluate() {
 		s, _ := preemption.NewNodeSnapshot(exampleNode(n.name, "1"), n.pods, nil)
 		nodes = append(nodes, s)
 	}
-	r, err := preemption.Evaluate(examplePod("api", 1000, "1", nil), nodes, nil, preemption.Options{Offset: preemption.FixedOffset(0)})
+	r, err := preemption.Evaluate(examplePod("api", 1000, "1", nil), nodes, preemption.PDBs{}, now, preemption.Options{Offset: preemption.FixedOffset(0)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -161,25 +161,25 @@ func ExampleFilter() {
 		examplePod("old", 0, "100m", exclusive),
 		examplePod("other", 0, "100m", nil),
 	}, nil)
-	oneExclusive := func(pre *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+	oneExclusive := func(pre *v1.Pod, _ *v1.Node, r preemption.Remaining) (bool, string) {
 		if pre.Labels["exclusive"] == "" {
-			return true
+			return true, ""
 		}
 		for p := range r.Pods() {
 			if p.Labels["exclusive"] != "" {
-				return false
+				return false, "node(s) already run an exclusive pod"
 			}
 		}
-		return true
+		return true, ""
 	}
 	preemptor := examplePod("new", 1000, "100m", exclusive)
 	opts := preemption.Options{Filters: []preemption.Filter{oneExclusive}}
 
 	fmt.Println(preemption.CheckFit(preemptor, node, opts))
-	victims, _ := preemption.SelectVictims(preemptor, node, nil, opts)
+	victims, _ := preemption.SelectVictims(preemptor, node, preemption.PDBs{}, now, opts)
 	fmt.Println("evict", victims.Pods[0].Name)
 	// Output:
-	// Unschedulable: rejected by filter 0
+	// Unschedulable: node(s) already run an exclusive pod
 	// evict old
 }
 

@@ -8,16 +8,21 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // Filter is an extra fit check, run after the resource check each time the
 // package asks whether the preemptor fits a node (see [Options.Filters]). It
-// returns false to reject the node as [Unschedulable]. remaining describes
+// returns fits false to reject the node as [Unschedulable], with the reason
+// the node's [Status] reports, worded as the scheduler plugin it stands for
+// words it (e.g. "node(s) didn't match pod anti-affinity rules"); an empty
+// reason reads "rejected by filter i", i its index in Options.Filters. The
+// reason of a fitting node is ignored. remaining describes
 // the node as it is at that moment: pods already removed as victims are
 // gone, and during the first of the two passes the nominated pods of equal or
 // higher priority are present. remaining is valid only during the call.
-type Filter func(preemptor *v1.Pod, node *v1.Node, remaining Remaining) bool
+type Filter func(preemptor *v1.Pod, node *v1.Node, remaining Remaining) (fits bool, reason string)
 
 // Remaining is what a [Filter] sees of a node in the middle of a victim
 // search. Its zero value describes an empty node.
@@ -99,7 +104,7 @@ func (r Remaining) Free(name v1.ResourceName) int64 {
 // and some were added, without them. Its result is what [Evaluate] uses as
 // the prior status of a node when [Options.PriorStatus] is nil.
 func CheckFit(preemptor *v1.Pod, node NodeSnapshot, opts Options) Status {
-	c, err := newNodeCall(preemptor, &node, nil, &opts, time.Time{})
+	c, err := newNodeCall(preemptor, &node, PDBs{}, &opts, time.Time{})
 	if err != nil {
 		return errorStatus(err)
 	}
@@ -117,7 +122,7 @@ type call struct {
 	checked []checkedScalar // scalars the resource check looks at
 	opts    *Options
 	now     time.Time
-	pdbs    pdbSet
+	pdbs    PDBs
 }
 
 type checkedScalar struct {
@@ -125,21 +130,17 @@ type checkedScalar struct {
 	req  int64
 }
 
-func newCall(pre *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, opts *Options, now time.Time) (*call, error) {
+func newCall(pre *v1.Pod, pdbs PDBs, opts *Options, now time.Time) (*call, error) {
 	if pre == nil {
-		return nil, fmt.Errorf("%w: nil preemptor", ErrInvalidInput)
-	}
-	set, err := newPDBSet(pdbs)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("preemption: nil preemptor: %w", ErrInvalidInput)
 	}
 	c := &call{
 		pre:  pre,
-		prio: podPriority(pre),
+		prio: podresources.Priority(pre),
 		req:  preemptorVector(pre),
 		opts: opts,
 		now:  now,
-		pdbs: set,
+		pdbs: pdbs,
 	}
 	for _, s := range c.req.scalars {
 		if s.value > 0 && !ignored(s.name, opts) {
@@ -151,10 +152,10 @@ func newCall(pre *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, opts *Options, n
 
 // newNodeCall is newCall for the single-node entry points, which also
 // reject the zero NodeSnapshot.
-func newNodeCall(pre *v1.Pod, node *NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts *Options, now time.Time) (*call, error) {
+func newNodeCall(pre *v1.Pod, node *NodeSnapshot, pdbs PDBs, opts *Options, now time.Time) (*call, error) {
 	c, err := newCall(pre, pdbs, opts, now)
 	if err == nil && node.node == nil {
-		err = fmt.Errorf("%w: zero NodeSnapshot", ErrInvalidInput)
+		err = fmt.Errorf("preemption: zero NodeSnapshot: %w", ErrInvalidInput)
 	}
 	return c, err
 }
@@ -196,9 +197,10 @@ type nodeEval struct {
 	nomIdx  []int   // nominated pods of priority ≥ the preemptor's, not the preemptor
 	nom     usage   // what nomIdx are charged
 
-	// Where the last failed check failed: a filter index, or -1 for the
-	// resource check, and in which pass.
+	// Where the last failed check failed: a filter index and its reason,
+	// or -1 for the resource check, and in which pass.
 	lastFilter int
+	lastReason string
 	lastNom    bool
 
 	keys    []victimKey
@@ -310,8 +312,8 @@ func (e *nodeEval) pass(nominated bool) Code {
 		return code
 	}
 	for i, f := range e.c.opts.Filters {
-		if !f(e.c.pre, e.node.node, Remaining{e: e, nominated: nominated}) {
-			e.lastFilter = i
+		if fits, reason := f(e.c.pre, e.node.node, Remaining{e: e, nominated: nominated}); !fits {
+			e.lastFilter, e.lastReason = i, reason
 			return Unschedulable
 		}
 	}
@@ -330,7 +332,11 @@ func (e *nodeEval) checkStatus() Status {
 // failure describes the last failed check.
 func (e *nodeEval) failure(code Code) Status {
 	if e.lastFilter >= 0 {
-		return Status{Code: code, Reasons: []string{fmt.Sprintf("rejected by filter %d", e.lastFilter)}}
+		reason := e.lastReason
+		if reason == "" {
+			reason = fmt.Sprintf("rejected by filter %d", e.lastFilter)
+		}
+		return Status{Code: code, Reasons: []string{reason}}
 	}
 	var reasons []string
 	e.resourceFit(e.used(e.lastNom), &reasons)

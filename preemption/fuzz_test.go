@@ -66,8 +66,8 @@ func FuzzPreemptQuantities(f *testing.F) {
 		if got, want := s.Requested(), sumResources(preemption.AssignedPodRequests(a), preemption.AssignedPodRequests(b)); !reflect.DeepEqual(got, want) {
 			t.Fatalf("Requested %+v, sum of the pods' charges %+v", got, want)
 		}
-		opts := preemption.Options{Now: now, Workers: 1}
-		victims, ok := preemption.SelectVictims(pre, s, nil, opts)
+		opts := preemption.Options{Workers: 1}
+		victims, ok := preemption.SelectVictims(pre, s, preemption.PDBs{}, now, opts)
 		if ok {
 			for _, v := range victims.Pods {
 				if *v.Spec.Priority >= preP {
@@ -75,7 +75,7 @@ func FuzzPreemptQuantities(f *testing.F) {
 				}
 			}
 		}
-		r, err := preemption.Evaluate(pre, []preemption.NodeSnapshot{s}, nil, opts)
+		r, err := preemption.Evaluate(pre, []preemption.NodeSnapshot{s}, preemption.PDBs{}, now, opts)
 		if (err == nil) != (r.Code == preemption.Success) {
 			t.Fatalf("code %v with error %v", r.Code, err)
 		}

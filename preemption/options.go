@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -27,11 +26,6 @@ type Options struct {
 	// means GOMAXPROCS. The result does not depend on it.
 	Workers int
 
-	// Now is the time a pod without status.startTime is taken to have
-	// started. Zero means the current time, read once per call (upstream
-	// reads the clock at each use).
-	Now time.Time
-
 	// PriorStatus is the outcome of the failed scheduling pass for each node
 	// (upstream's NodeToStatus). Only nodes with [Unschedulable] are
 	// considered for preemption, and a node missing from a non-nil map
@@ -52,7 +46,8 @@ type Options struct {
 	MoreImportant func(a, b *v1.Pod) bool
 
 	// Filters run after the resource check on every fit check, in order;
-	// the first that returns false rejects the node as Unschedulable.
+	// the first that does not fit rejects the node as Unschedulable, with
+	// its reason.
 	// Use them for plugins whose failures preemption can resolve (host
 	// ports, pod anti-affinity, topology spread, volume limits). Nodes
 	// that fail for reasons preemption cannot fix belong in PriorStatus as
@@ -103,11 +98,11 @@ func DefaultSampling() Sampling {
 func (s Sampling) Validate() error {
 	switch {
 	case s.MinCandidateNodesPercentage < 0 || s.MinCandidateNodesPercentage > 100:
-		return fmt.Errorf("%w: minCandidateNodesPercentage %d not in [0, 100]", ErrInvalidOptions, s.MinCandidateNodesPercentage)
+		return fmt.Errorf("preemption: minCandidateNodesPercentage %d not in [0, 100]: %w", s.MinCandidateNodesPercentage, ErrInvalidOptions)
 	case s.MinCandidateNodesAbsolute < 0:
-		return fmt.Errorf("%w: minCandidateNodesAbsolute %d is negative", ErrInvalidOptions, s.MinCandidateNodesAbsolute)
+		return fmt.Errorf("preemption: minCandidateNodesAbsolute %d is negative: %w", s.MinCandidateNodesAbsolute, ErrInvalidOptions)
 	case s.MinCandidateNodesPercentage == 0 && s.MinCandidateNodesAbsolute == 0:
-		return fmt.Errorf("%w: minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0", ErrInvalidOptions)
+		return fmt.Errorf("preemption: minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0: %w", ErrInvalidOptions)
 	}
 	return nil
 }
@@ -138,13 +133,6 @@ func (o *Options) sampling() Sampling {
 
 func (o *Options) validate() error {
 	return o.sampling().Validate()
-}
-
-func (o *Options) now() time.Time {
-	if o.Now.IsZero() {
-		return time.Now()
-	}
-	return o.Now
 }
 
 func (o *Options) workers() int {

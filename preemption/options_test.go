@@ -10,7 +10,9 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// TestNumCandidates is spec case 23 plus the int32 arithmetic upstream uses.
+// TestNumCandidates checks the candidate count of the dry run: a percentage
+// of the potential nodes raised to the absolute minimum and capped at their
+// number, in the int32 arithmetic upstream uses.
 func TestNumCandidates(t *testing.T) {
 	def := preemption.DefaultSampling()
 	for _, c := range []struct {

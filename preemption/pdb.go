@@ -9,12 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// pdbSet is the PodDisruptionBudgets of one decision with their selectors
-// parsed once. Budgets that can match no pod (nil, empty or invalid
-// selector) are left out: upstream skips them for every pod.
-type pdbSet struct {
+// PDBs is a list of PodDisruptionBudgets parsed once, as the victim search
+// reads them: each selector is converted to a [labels.Selector] a single
+// time and the budgets are indexed by namespace. Build it with [NewPDBs] and
+// pass it to every [SelectVictims], [Evaluate] or [Preempt] call that sees the
+// same budgets. The zero value holds no budgets. A PDBs is immutable and safe
+// to share between goroutines; it keeps no reference to the input objects
+// except their status.disruptedPods maps, which it reads but never modifies.
+type PDBs struct {
 	items []pdbEntry
 	byNS  map[string][]int // indices into items, in input order
+	n     int              // budgets given, usable or not
 }
 
 type pdbEntry struct {
@@ -23,11 +28,14 @@ type pdbEntry struct {
 	disrupted map[string]metav1.Time
 }
 
-func newPDBSet(pdbs []*policyv1.PodDisruptionBudget) (pdbSet, error) {
-	var s pdbSet
+// NewPDBs parses pdbs. Budgets that can match no pod (a nil or empty
+// selector, or one that does not parse) are kept out, as upstream skips them
+// for every pod. It fails with [ErrInvalidInput] when an element is nil.
+func NewPDBs(pdbs []*policyv1.PodDisruptionBudget) (PDBs, error) {
+	s := PDBs{n: len(pdbs)}
 	for i, pdb := range pdbs {
 		if pdb == nil {
-			return pdbSet{}, fmt.Errorf("%w: PodDisruptionBudget %d is nil", ErrInvalidInput, i)
+			return PDBs{}, fmt.Errorf("preemption: PodDisruptionBudget %d is nil: %w", i, ErrInvalidInput)
 		}
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err != nil || sel.Empty() || pdb.Spec.Selector == nil {
@@ -42,8 +50,12 @@ func newPDBSet(pdbs []*policyv1.PodDisruptionBudget) (pdbSet, error) {
 	return s, nil
 }
 
+// Len returns the number of budgets given to [NewPDBs], those that match
+// no pod included.
+func (s PDBs) Len() int { return s.n }
+
 // resetBudgets fills budgets with every PDB's disruptionsAllowed.
-func (s *pdbSet) resetBudgets(budgets []int32) {
+func (s *PDBs) resetBudgets(budgets []int32) {
 	for i := range s.items {
 		budgets[i] = s.items[i].allowed
 	}
@@ -54,7 +66,7 @@ func (s *pdbSet) resetBudgets(budgets []int32) {
 // FilterVictimsWithPDBViolation). A pod without labels is never violating; a
 // pod listed in a PDB's disruptedPods is not charged to it; the walk stops at
 // the first exhausted budget, so later PDBs are not charged.
-func (s *pdbSet) violates(pod *v1.Pod, budgets []int32) bool {
+func (s *PDBs) violates(pod *v1.Pod, budgets []int32) bool {
 	if len(pod.Labels) == 0 {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // Candidate is a node on which the preemptor can run once its victims are
@@ -108,12 +110,12 @@ func (d Decision) String() string {
 //  3. smallest sum of victim priorities, each shifted by 2³¹;
 //  4. fewest victims;
 //  5. latest start time of the earliest-started victim among those with the
-//     highest priority (a missing start time reads as Victims.Now);
+//     highest priority (a missing start time reads as now);
 //  6. the first remaining candidate in slice order.
 //
 // It returns the zero Candidate when candidates is empty.
-func PickNode(candidates []Candidate) Candidate {
-	c, _ := PickNodeExplained(candidates, nil)
+func PickNode(candidates []Candidate, now time.Time) Candidate {
+	c, _ := PickNodeExplained(candidates, now, nil)
 	return c
 }
 
@@ -121,7 +123,7 @@ func PickNode(candidates []Candidate) Candidate {
 // which node came second. Non-nil scoreFuncs replace the default criteria
 // (each maps a candidate to a score, higher is better; the next one only
 // breaks ties), as a plugin's OrderedScoreFuncs do upstream.
-func PickNodeExplained(candidates []Candidate, scoreFuncs []ScoreFunc) (Candidate, Decision) {
+func PickNodeExplained(candidates []Candidate, now time.Time, scoreFuncs []ScoreFunc) (Candidate, Decision) {
 	switch len(candidates) {
 	case 0:
 		return Candidate{}, Decision{Criterion: CriterionNone}
@@ -134,15 +136,7 @@ func PickNodeExplained(candidates []Candidate, scoreFuncs []ScoreFunc) (Candidat
 		score = func(stage, i int) int64 { return scoreFuncs[stage](candidates[i]) }
 	} else {
 		keys := make([][5]int64, len(candidates))
-		var wall time.Time
 		for i := range candidates {
-			now := candidates[i].Victims.Now
-			if now.IsZero() {
-				if wall.IsZero() {
-					wall = time.Now()
-				}
-				now = wall
-			}
 			keys[i] = pickKeys(&candidates[i].Victims, now)
 		}
 		stages = len(keys[0])
@@ -204,11 +198,11 @@ func pickKeys(v *Victims, now time.Time) [5]int64 {
 	}
 	var sum int64
 	for _, p := range v.Pods {
-		sum += int64(victimPriority(p)) + math.MaxInt32 + 1
+		sum += int64(podresources.Priority(p)) + math.MaxInt32 + 1
 	}
 	return [5]int64{
 		-int64(v.NumPDBViolations),
-		-int64(victimPriority(v.Pods[0])),
+		-int64(podresources.Priority(v.Pods[0])),
 		-sum,
 		-int64(len(v.Pods)),
 		earliestTopStart(v.Pods, now).UnixNano(),
@@ -218,9 +212,9 @@ func pickKeys(v *Victims, now time.Time) [5]int64 {
 // earliestTopStart is GetEarliestPodStartTime: the earliest start time among
 // the victims that have the highest priority.
 func earliestTopStart(pods []*v1.Pod, now time.Time) time.Time {
-	top, earliest := victimPriority(pods[0]), victimStart(pods[0], now)
+	top, earliest := podresources.Priority(pods[0]), victimStart(pods[0], now)
 	for _, p := range pods {
-		switch prio := victimPriority(p); {
+		switch prio := podresources.Priority(p); {
 		case prio == top:
 			if t := victimStart(p, now); t.Before(earliest) {
 				earliest = t
@@ -230,13 +224,6 @@ func earliestTopStart(pods []*v1.Pod, now time.Time) time.Time {
 		}
 	}
 	return earliest
-}
-
-func victimPriority(p *v1.Pod) int32 {
-	if p == nil {
-		return 0
-	}
-	return podPriority(p)
 }
 
 func victimStart(p *v1.Pod, now time.Time) time.Time {

@@ -20,9 +20,9 @@ type v struct {
 	labels []string
 }
 
-// TestPickNodeCases runs the node-pick spec cases through Evaluate: the
-// preemptor is high XL, so every listed pod is a victim (§11, cases 24,
-// 26–32).
+// TestPickNodeCases runs the node-pick criteria through Evaluate, each case
+// deciding on one of them: the preemptor is high XL, so every listed pod is
+// a victim.
 func TestPickNodeCases(t *testing.T) {
 	type node struct {
 		name string
@@ -38,17 +38,17 @@ func TestPickNodeCases(t *testing.T) {
 		runner  string
 	}{
 		{
-			name:  "24 criterion 2: lowest highest-victim priority",
+			name:  "the lowest priority of the most important victim wins",
 			nodes: []node{{"n1", []v{{prio: mid}, {prio: mid}}}, {"n2", []v{{prio: mid}, {prio: low}}}, {"n3", []v{{prio: low}, {prio: low}}}},
 			want:  "n3", wantBy: preemption.CriterionHighestPriority, runner: "n1",
 		},
 		{
-			name:  "26 criterion 3: smallest priority sum",
+			name:  "then the smallest sum of victim priorities",
 			nodes: []node{{"n1", []v{{prio: mid}, {prio: mid}}}, {"n2", []v{{prio: mid}, {prio: low}}}, {"n3", []v{{prio: mid}, {prio: mid}}}},
 			want:  "n2", wantBy: preemption.CriterionPrioritySum, runner: "n1",
 		},
 		{
-			name: "27 criterion 3 with the 2³¹ shift",
+			name: "the priority sum shifts each priority by 2³¹",
 			nodes: []node{
 				{"n1", []v{{prio: mid}, {prio: neg}, {prio: neg}}},
 				{"n2", []v{{prio: mid}, {prio: neg}}},
@@ -57,7 +57,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionPrioritySum, runner: "n1",
 		},
 		{
-			name: "28 the shifted sum already prefers fewer victims",
+			name: "the shifted sum already prefers fewer victims",
 			nodes: []node{
 				{"n1", []v{{prio: mid}, {prio: neg}, {prio: mid}, {prio: neg}}},
 				{"n2", []v{{prio: mid}, {prio: neg}}},
@@ -66,17 +66,17 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionPrioritySum, runner: "n3",
 		},
 		{
-			name:  "28b criterion 4 decides when shifted sums tie: {mid, low} vs {mid, -2³⁰, -2³⁰}",
+			name:  "fewest victims decides when shifted sums tie: {mid, low} vs {mid, -2³⁰, -2³⁰}",
 			nodes: []node{{"n2", []v{{prio: mid}, {prio: -1 << 30}, {prio: -1 << 30}}}, {"n1", []v{{prio: mid}, {prio: low}}}},
 			want:  "n1", wantBy: preemption.CriterionVictimCount, runner: "n2",
 		},
 		{
-			name:  "28c criterion 4: {mid} vs {mid, MinInt32}",
+			name:  "fewest victims: {mid} vs {mid, MinInt32}",
 			nodes: []node{{"n2", []v{{prio: mid}, {prio: math.MinInt32}}}, {"n1", []v{{prio: mid}}}},
 			want:  "n1", wantBy: preemption.CriterionVictimCount, runner: "n2",
 		},
 		{
-			name: "29 criterion 5: latest start time",
+			name: "then the latest start time",
 			nodes: []node{
 				{"n1", []v{{mid, 2, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 3, nil}, {mid, 3, nil}}},
@@ -85,7 +85,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionStartTime, runner: "n1",
 		},
 		{
-			name: "29b criterion 5 compares each node's earliest start",
+			name: "the start-time rule compares each node's earliest start",
 			nodes: []node{
 				{"n1", []v{{mid, 4, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 5, nil}, {mid, 1, nil}}},
@@ -94,7 +94,7 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n3", wantBy: preemption.CriterionStartTime, runner: "n1",
 		},
 		{
-			name: "30 criterion 5 looks only at the highest-priority victims",
+			name: "the start-time rule looks only at the highest-priority victims",
 			nodes: []node{
 				{"n1", []v{{low, 4, nil}, {mid, 2, nil}}},
 				{"n2", []v{{mid, 6, nil}, {low, 1, nil}}},
@@ -103,13 +103,13 @@ func TestPickNodeCases(t *testing.T) {
 			want: "n2", wantBy: preemption.CriterionStartTime, runner: "n3",
 		},
 		{
-			name:  "31 criterion 1 beats criterion 2",
+			name:  "fewer PDB violations beat a lower top victim priority",
 			nodes: []node{{"n1", []v{{low, 0, []string{"app", "foo"}}}}, {"n2", []v{{prio: mid}}}},
 			pdbs:  []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0)},
 			want:  "n2", wantBy: preemption.CriterionPDBViolations, runner: "n1",
 		},
 		{
-			name: "32 equal violations: the top victim's priority decides",
+			name: "equal violations: the top victim's priority decides",
 			nodes: []node{
 				{"n1", []v{{high, 0, []string{"app", "a"}}, {low, 0, []string{"app", "b"}}}},
 				{"n2", []v{{mid, 0, []string{"app", "b"}}}},
@@ -143,7 +143,7 @@ func TestPickNodeCases(t *testing.T) {
 				}
 				nodes = append(nodes, snap(t, mkNode(n.name, "500m", "500", maxPods), pods...))
 			}
-			r, err := preemption.Evaluate(mkPod("p", prio(vhigh), sizeXL), nodes, c.pdbs, seq())
+			r, err := preemption.Evaluate(mkPod("p", prio(vhigh), sizeXL), nodes, mustPDBs(c.pdbs), now, seq())
 			require.NoError(t, err)
 			require.Len(t, r.Candidates, len(c.nodes))
 			for i, cand := range r.Candidates {
@@ -151,7 +151,7 @@ func TestPickNodeCases(t *testing.T) {
 			}
 			assert.Equal(t, c.want, r.Chosen.Node)
 			assert.Equal(t, preemption.Decision{Criterion: c.wantBy, RunnerUp: c.runner}, r.Decision)
-			assert.Equal(t, c.want, preemption.PickNode(r.Candidates).Node)
+			assert.Equal(t, c.want, preemption.PickNode(r.Candidates, now).Node)
 		})
 	}
 }
@@ -160,35 +160,35 @@ func TestPickNodeEdges(t *testing.T) {
 	low1 := mkPod("a", prio(low))
 	mid1 := mkPod("b", prio(mid))
 
-	got, d := preemption.PickNodeExplained(nil, nil)
+	got, d := preemption.PickNodeExplained(nil, now, nil)
 	assert.Equal(t, preemption.Candidate{}, got)
 	assert.Equal(t, preemption.CriterionNone, d.Criterion)
 
 	only := preemption.Candidate{Node: "n1", Victims: preemption.Victims{Pods: []*v1.Pod{mid1}}}
-	got, d = preemption.PickNodeExplained([]preemption.Candidate{only}, nil)
+	got, d = preemption.PickNodeExplained([]preemption.Candidate{only}, now, nil)
 	assert.Equal(t, only, got)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionSingle}, d)
 
-	// Hand-built candidates: no victims, nil pods and a zero Now do not
+	// Hand-built candidates: no victims, nil pods and a zero now do not
 	// panic. Evicting nothing ranks best.
 	cs := []preemption.Candidate{
 		{Node: "nil-pod", Victims: preemption.Victims{Pods: []*v1.Pod{nil}}},
 		{Node: "empty"},
 		{Node: "low", Victims: preemption.Victims{Pods: []*v1.Pod{low1}}},
 	}
-	got, d = preemption.PickNodeExplained(cs, nil)
+	got, d = preemption.PickNodeExplained(cs, now, nil)
 	assert.Equal(t, "empty", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionHighestPriority, RunnerUp: "nil-pod"}, d)
 
 	// Custom score functions that tie everywhere fall back to order.
 	zero := func(preemption.Candidate) int64 { return 0 }
-	got, d = preemption.PickNodeExplained(cs, []preemption.ScoreFunc{zero, zero})
+	got, d = preemption.PickNodeExplained(cs, now, []preemption.ScoreFunc{zero, zero})
 	assert.Equal(t, "nil-pod", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionOrder, RunnerUp: "empty"}, d)
 
 	// The second score function decides.
 	byName := func(c preemption.Candidate) int64 { return int64(len(c.Node)) }
-	got, d = preemption.PickNodeExplained(cs, []preemption.ScoreFunc{zero, byName})
+	got, d = preemption.PickNodeExplained(cs, now, []preemption.ScoreFunc{zero, byName})
 	assert.Equal(t, "nil-pod", got.Node)
 	assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionScoreFunc, ScoreFunc: 1, RunnerUp: "empty"}, d)
 	assert.Equal(t, "custom score function 1 (runner-up empty)", d.String())
@@ -222,4 +222,18 @@ func TestCodeAndStatusString(t *testing.T) {
 	assert.Equal(t, "Too many pods, Insufficient cpu", st.Message())
 	assert.Equal(t, "Unschedulable: Too many pods, Insufficient cpu", st.String())
 	assert.Equal(t, "Success", preemption.Status{}.String())
+}
+
+// TestPickNodeReadsNowForMissingStartTimes: the start-time criterion reads a
+// victim without a start time as the now it is given, never the clock.
+func TestPickNodeReadsNowForMissingStartTimes(t *testing.T) {
+	cands := []preemption.Candidate{
+		{Node: "unstarted", Victims: preemption.Victims{Pods: []*v1.Pod{mkPod("u", prio(low))}}},
+		{Node: "started", Victims: preemption.Victims{Pods: []*v1.Pod{mkPod("s", prio(low), started(ts(5)))}}},
+	}
+	early, late := ts(1), ts(9)
+	got, d := preemption.PickNodeExplained(cands, early, nil)
+	assert.Equal(t, "started", got.Node, "now before the other start: the unstarted victim is older")
+	assert.Equal(t, preemption.CriterionStartTime, d.Criterion)
+	assert.Equal(t, "unstarted", preemption.PickNode(cands, late).Node, "now after it: the unstarted victim is the newest work")
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Result is the whole preemption decision for one preemptor, as the
@@ -20,7 +20,9 @@ type Result struct {
 	Code Code
 	// Message is upstream's status message (without the "preemption: "
 	// prefix the plugin adds), e.g. "0/3 nodes are available: 3 Insufficient
-	// cpu." or "not eligible due to preemptionPolicy=Never.".
+	// cpu.", "not eligible due to preemptionPolicy=Never." or, when several
+	// nodes failed, their errors as upstream aggregates them ("[e1, e2]").
+	// For invalid input or options it is the returned error's text.
 	Message string
 
 	// Chosen is the node to preempt on and its victims (Success only).
@@ -61,25 +63,27 @@ type Result struct {
 // the error wraps [ErrNotEligible], [ErrNoNodes], [ErrNoCandidate],
 // [ErrNodeEvaluation], [ErrCandidateFilter], [ErrInvalidInput] or
 // [ErrInvalidOptions] whenever no node was chosen.
-func Preempt(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Candidate, error) {
-	r, err := Evaluate(preemptor, nodes, pdbs, opts)
+func Preempt(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Candidate, error) {
+	r, err := Evaluate(preemptor, nodes, pdbs, now, opts)
 	return r.Chosen, err
 }
 
 // Evaluate runs the whole preemption decision: eligibility of the preemptor,
 // potential nodes (prior status Unschedulable), candidate sampling from
 // Options.Offset, the dry run with the upstream stop rule, the optional
-// StrictPDB and CandidateFilter steps, and the node pick.
+// StrictPDB and CandidateFilter steps, and the node pick. now is the time a
+// pod without status.startTime is taken to have started, in the victim
+// order and in the pick (upstream reads the clock at each use).
 //
 // Nodes are evaluated by up to Options.Workers goroutines, but the result is
 // always the one a single worker gets: the dry run is reduced in visit order
 // and stops where the sequential run stops. The error is nil exactly when
 // Result.Code is Success.
-func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Result, error) {
+func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Result, error) {
 	if err := opts.validate(); err != nil {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 	}
-	c, err := newCall(preemptor, pdbs, &opts, opts.now())
+	c, err := newCall(preemptor, pdbs, &opts, now)
 	if err != nil {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 	}
@@ -87,11 +91,11 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 	for i := range nodes {
 		name := nodes[i].Name()
 		if nodes[i].node == nil {
-			err := fmt.Errorf("%w: node snapshot %d is the zero value", ErrInvalidInput, i)
+			err := fmt.Errorf("preemption: node snapshot %d is the zero value: %w", i, ErrInvalidInput)
 			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 		}
 		if _, dup := index[name]; dup {
-			err := fmt.Errorf("%w: node %q appears twice", ErrInvalidInput, name)
+			err := fmt.Errorf("preemption: node %q appears twice: %w", name, ErrInvalidInput)
 			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
 		}
 		index[name] = i
@@ -124,11 +128,11 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 	}
 
 	if ok, msg := c.eligible(nodes, index, known); !ok {
-		err := fmt.Errorf("%w: pod %s/%s: %s", ErrNotEligible, preemptor.Namespace, preemptor.Name, msg)
+		err := fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNotEligible, msg)
 		return Result{Code: Unschedulable, KeepNomination: true, Message: msg}, err
 	}
 	if len(nodes) == 0 {
-		return Result{Code: Error, KeepNomination: true, Message: "no nodes available"}, fmt.Errorf("%w: pod %s/%s", ErrNoNodes, preemptor.Namespace, preemptor.Name)
+		return Result{Code: Error, KeepNomination: true, Message: "no nodes available"}, fmt.Errorf("preemption: pod %s/%s: %w", preemptor.Namespace, preemptor.Name, ErrNoNodes)
 	}
 
 	r := Result{NodeStatuses: map[string]Status{}}
@@ -142,7 +146,7 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 	noCandidate := func(r Result) (Result, error) {
 		r.Code = Unschedulable
 		r.Message = fitErrorMessage(len(nodes), r.NodeStatuses)
-		return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, r.Message)
+		return r, fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNoCandidate, r.Message)
 	}
 	if len(potential) == 0 {
 		return noCandidate(r)
@@ -154,9 +158,8 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 	var errs []error
 	r.Candidates, errs, r.Evaluated = c.dryRun(nodes, potential, r.Offset, r.NumCandidates, r.NodeStatuses)
 	if len(errs) > 0 && len(r.Candidates) == 0 {
-		err := errors.Join(errs...)
-		r.Code, r.KeepNomination, r.Message = Error, true, err.Error()
-		return r, fmt.Errorf("%w: pod %s/%s: %w", ErrNodeEvaluation, preemptor.Namespace, preemptor.Name, err)
+		r.Code, r.KeepNomination, r.Message = Error, true, aggregateMessage(errs)
+		return r, fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, r.Message)
 	}
 	if len(r.Candidates) == 0 {
 		return noCandidate(r)
@@ -188,18 +191,18 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs []*policyv1.PodDisru
 		}
 		if err != nil {
 			r.Code, r.KeepNomination, r.Message = Error, true, err.Error()
-			return r, fmt.Errorf("%w: pod %s/%s: %w", ErrCandidateFilter, preemptor.Namespace, preemptor.Name, err)
+			return r, fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrCandidateFilter, err)
 		}
 		usable = out
 	}
 
-	r.Chosen, r.Decision = PickNodeExplained(usable, opts.ScoreFuncs)
+	r.Chosen, r.Decision = PickNodeExplained(usable, now, opts.ScoreFuncs)
 	if r.Chosen.Node == "" {
 		// No candidate left, or SelectCandidate's result without a name:
 		// only a CandidateFilter can produce either.
 		r.Chosen, r.Decision = Candidate{}, Decision{}
 		r.Code, r.KeepNomination, r.Message = Unschedulable, true, reasonNoCandidateNode
-		return r, fmt.Errorf("%w: pod %s/%s: %s", ErrNoCandidate, preemptor.Namespace, preemptor.Name, reasonNoCandidateNode)
+		return r, fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNoCandidate, reasonNoCandidateNode)
 	}
 	r.Code, r.NominatedNode = Success, r.Chosen.Node
 	r.Message = fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods))
@@ -356,6 +359,22 @@ func (c *call) dryRun(nodes []NodeSnapshot, potential []int, offset, numCandidat
 	}
 	wg.Wait()
 	return append(nonViolating, violating...), errs, evaluated
+}
+
+// aggregateMessage prints node errors as upstream's utilerrors.NewAggregate
+// does: one message alone, otherwise the distinct messages in order, joined
+// by ", " inside brackets.
+func aggregateMessage(errs []error) string {
+	var seen []string
+	for _, err := range errs {
+		if msg := err.Error(); !slices.Contains(seen, msg) {
+			seen = append(seen, msg)
+		}
+	}
+	if len(seen) == 1 {
+		return seen[0]
+	}
+	return "[" + strings.Join(seen, ", ") + "]"
 }
 
 // fitErrorMessage is FitError.Error for the preemption failure: a histogram

@@ -13,8 +13,8 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// fiveNodes builds n1..n5, each holding one L pod of the given priority
-// (the spec's sampling cases 20–22).
+// fiveNodes builds n1..n5, each holding one L pod of the given priority,
+// for the sampling cases.
 func fiveNodes(t *testing.T, prios [5]int32, labels [5]bool) []preemption.NodeSnapshot {
 	out := make([]preemption.NodeSnapshot, 5)
 	for i := range 5 {
@@ -29,16 +29,16 @@ func fiveNodes(t *testing.T, prios [5]int32, labels [5]bool) []preemption.NodeSn
 
 // countFilter is a filter that accepts everything and counts its calls.
 // Upstream's counting plugin in these cases runs ahead of NodeResourcesFit
-// and so counts every fit check (the spec's "4 filter calls" are 2 per
-// visited node: after removing the victims, and for the one reprieve). Ours
+// and so counts every fit check (2 per visited node: after removing the
+// victims, and for the one reprieve). Ours
 // runs after the resource check, so it sees only the checks that pass it:
 // one per visited node that has victims here.
 func countFilter(n *int) preemption.Filter {
-	return func(*v1.Pod, *v1.Node, preemption.Remaining) bool { *n++; return true }
+	return func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { *n++; return true, "" }
 }
 
-// TestEvaluate covers the whole-pipeline spec cases (§11, §2); the case
-// number leads each name.
+// TestEvaluate covers the whole pipeline: eligibility, potential nodes,
+// sampling, the dry run, nominated pods and the node pick.
 func TestEvaluate(t *testing.T) {
 	type tc struct {
 		name      string
@@ -60,7 +60,7 @@ func TestEvaluate(t *testing.T) {
 		return func(t *testing.T) []preemption.NodeSnapshot { return []preemption.NodeSnapshot{snap(t, node, pods...)} }
 	}
 	var filterCalls int
-	// sampled is the setup of the sampling cases 20–22: 40% of the
+	// sampled is the setup of the sampling cases: 40% of the
 	// potential nodes and at least abs, from offset 4, with the filter
 	// calls counted in filterCalls.
 	sampled := func(abs int32) func(*preemption.Options) {
@@ -73,7 +73,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	cases := []tc{
 		{
-			name:      "01 preempt the only pod",
+			name:      "preempt the only pod",
 			nodes:     one(mkNode("n1", "500m", "500", 1), mkPod("p1", prio(low))),
 			preemptor: mkPod("p", prio(high)),
 			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"p1"},
@@ -87,7 +87,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name:      "02 equal priority: no candidate, nomination cleared",
+			name:      "equal priority: no candidate, nomination cleared",
 			nodes:     one(mkNode("n1", "500m", "500", 1), mkPod("p1", prio(low))),
 			preemptor: mkPod("p", prio(low), nominatedTo("n9")),
 			wantErr:   preemption.ErrNoCandidate, wantCode: preemption.Unschedulable,
@@ -98,7 +98,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name:      "03 prior status UnschedulableAndUnresolvable: not helpful",
+			name:      "prior status UnschedulableAndUnresolvable: not helpful",
 			nodes:     one(mkNode("n1", "500m", "500", 1), mkPod("p1", prio(low))),
 			preemptor: mkPod("p", prio(high)),
 			opts: func(o *preemption.Options) {
@@ -112,7 +112,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name:      "03b a node absent from PriorStatus is UnschedulableAndUnresolvable",
+			name:      "a node absent from PriorStatus is UnschedulableAndUnresolvable",
 			nodes:     one(mkNode("n1", "500m", "500", 1), mkPod("p1", prio(low))),
 			preemptor: mkPod("p", prio(high)),
 			opts:      func(o *preemption.Options) { o.PriorStatus = map[string]preemption.Code{} },
@@ -120,7 +120,7 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
 		{
-			name: "04 only the node with a lower-priority pod",
+			name: "only the node with a lower-priority pod",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, mkNode("n1", "500m", "500", 1), mkPod("p1", prio(high))),
@@ -131,14 +131,14 @@ func TestEvaluate(t *testing.T) {
 			wantCode:  preemption.Success, wantNode: "n2", wantVictims: []string{"p2"},
 		},
 		{
-			name:      "05 no room even without the lower-priority pod",
+			name:      "no room even without the lower-priority pod",
 			nodes:     one(stdNode("n1"), mkPod("h", prio(high), sizeL), mkPod("l", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeL),
 			wantErr:   preemption.ErrNoCandidate, wantCode: preemption.Unschedulable,
 			wantMessage: "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.",
 		},
 		{
-			name: "05b upstream variant: cpu only, status forced",
+			name: "upstream variant: cpu only, status forced",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, mkNode("n1", "200m", "500", 32), mkPod("l", prio(low), req("100m", ""))),
@@ -153,7 +153,7 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/2 nodes are available: 2 Insufficient cpu.",
 		},
 		{
-			name: "06 two candidates tie on every criterion: the first wins",
+			name: "two candidates tie on every criterion: the first wins",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, stdNode("n1"), mkPod("p1.1", prio(low), sizeS), mkPod("p1.2", prio(mid), sizeL)),
@@ -168,7 +168,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "07 the node without lower-priority pods is no candidate",
+			name: "the node without lower-priority pods is no candidate",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, stdNode("n1"),
@@ -188,7 +188,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "20 sampling 40%/1 from offset 4: n5 then n1",
+			name: "sampling 40%/1 from offset 4: n5 then n1",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return fiveNodes(t, [5]int32{mid, mid, mid, mid, mid}, [5]bool{})
 			},
@@ -204,7 +204,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "21 sampling skips nodes without victims: n1, n3",
+			name: "sampling skips nodes without victims: n1, n3",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return fiveNodes(t, [5]int32{mid, vhigh, mid, mid, vhigh}, [5]bool{})
 			},
@@ -218,7 +218,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "22 the dry run looks past numCandidates for a non-violating node",
+			name: "the dry run looks past numCandidates for a non-violating node",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return fiveNodes(t, [5]int32{mid, mid, mid, mid, mid}, [5]bool{true, true, false, false, true})
 			},
@@ -237,7 +237,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "33 whole pipeline",
+			name: "whole pipeline",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, stdNode("n1"), mkPod("p1.1", prio(low), sizeS), mkPod("p1.2", prio(low), sizeS)),
@@ -253,33 +253,33 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name:      "33b preemptionPolicy Never: not eligible, nomination kept",
+			name:      "preemptionPolicy Never: not eligible, nomination kept",
 			nodes:     one(stdNode("n1"), mkPod("p1.1", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, policy(v1.PreemptNever)),
 			wantErr:   preemption.ErrNotEligible, wantCode: preemption.Unschedulable, wantKeep: true,
 			wantMessage: "not eligible due to preemptionPolicy=Never.",
 		},
 		{
-			name:      "33c preemptionPolicy PreemptLowerPriority is the default",
+			name:      "preemptionPolicy PreemptLowerPriority is the default",
 			nodes:     one(stdNode("n1"), mkPod("p1.1", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, policy(v1.PreemptLowerPriority)),
 			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"p1.1"},
 		},
 		{
-			name:      "34 a victim still terminating on the nominated node: not eligible",
+			name:      "a victim still terminating on the nominated node: not eligible",
 			nodes:     one(stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(true))),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			wantErr:   preemption.ErrNotEligible, wantCode: preemption.Unschedulable, wantKeep: true,
 			wantMessage: "not eligible due to a terminating pod on the nominated node.",
 		},
 		{
-			name:      "34b terminating for another reason: eligible (and a victim)",
+			name:      "terminating for another reason: eligible (and a victim)",
 			nodes:     one(stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(false))),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
 			wantCode:  preemption.Success, wantNode: "n1", wantVictims: []string{"t"},
 		},
 		{
-			name: "34c nominated node UnschedulableAndUnresolvable: eligible",
+			name: "nominated node UnschedulableAndUnresolvable: eligible",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, stdNode("n1"), mkPod("t", prio(low), sizeS, terminating(true))),
@@ -307,7 +307,7 @@ func TestEvaluate(t *testing.T) {
 			wantCode: preemption.Success, wantNode: "n2", wantVictims: []string{"v"},
 		},
 		{
-			name: "34d terminating pod of equal priority: eligible",
+			name: "terminating pod of equal priority: eligible",
 			nodes: one(stdNode("n1"),
 				mkPod("t", prio(high), sizeS, terminating(true)), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
@@ -315,13 +315,13 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.",
 		},
 		{
-			name:      "34e a nominated node missing from the snapshot: eligible",
+			name:      "a nominated node missing from the snapshot: eligible",
 			nodes:     one(stdNode("n2"), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("gone")),
 			wantCode:  preemption.Success, wantNode: "n2", wantVictims: []string{"v"},
 		},
 		{
-			name: "34f IsEligibleVictim also filters the terminating pods",
+			name: "IsEligibleVictim also filters the terminating pods",
 			nodes: one(stdNode("n1"),
 				mkPod("t", prio(low), sizeS, terminating(true)), mkPod("v", prio(low), sizeS)),
 			preemptor: mkPod("p", prio(high), sizeXL, nominatedTo("n1")),
@@ -332,7 +332,7 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.",
 		},
 		{
-			name: "38 nominated pods: victims and the nominations to clear",
+			name: "nominated pods: victims and the nominations to clear",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{snapNominated(t, stdNode("n1"),
 					[]*v1.Pod{mkPod("L1", prio(low), sizeM)},
@@ -345,7 +345,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "38b the preemptor fits outright: no potential node",
+			name: "the preemptor fits outright: no potential node",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{snapNominated(t, stdNode("n1"),
 					[]*v1.Pod{mkPod("L1", prio(low), sizeM)}, []*v1.Pod{mkPod("Q", prio(mid), sizeM)})}
@@ -355,7 +355,7 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
 		{
-			name: "38c forced Unschedulable but no victim needed: node error",
+			name: "forced Unschedulable but no victim needed: node error",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{snapNominated(t, stdNode("n1"),
 					[]*v1.Pod{mkPod("L1", prio(low), sizeM)}, []*v1.Pod{mkPod("Q", prio(mid), sizeM)})}
@@ -368,7 +368,24 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: `expected at least one victim pod on node "n1"`,
 		},
 		{
-			name: "38d node errors are ignored when a candidate exists",
+			// Upstream aggregates node errors with utilerrors.NewAggregate,
+			// which prints "[e1, e2]", not errors.Join's lines.
+			name: "two nodes forced Unschedulable that need no victim: errors aggregated as upstream prints them",
+			nodes: func(t *testing.T) []preemption.NodeSnapshot {
+				return []preemption.NodeSnapshot{
+					snap(t, stdNode("n1"), mkPod("L1", prio(low), sizeS)),
+					snap(t, stdNode("n2"), mkPod("L2", prio(low), sizeS)),
+				}
+			},
+			preemptor: mkPod("p", prio(high)),
+			opts: func(o *preemption.Options) {
+				o.PriorStatus = map[string]preemption.Code{"n1": preemption.Unschedulable, "n2": preemption.Unschedulable}
+			},
+			wantErr: preemption.ErrNodeEvaluation, wantCode: preemption.Error, wantKeep: true,
+			wantMessage: `[expected at least one victim pod on node "n1", expected at least one victim pod on node "n2"]`,
+		},
+		{
+			name: "node errors are ignored when a candidate exists",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				return []preemption.NodeSnapshot{
 					snap(t, stdNode("n1"), mkPod("L1", prio(low), sizeM)),
@@ -385,7 +402,7 @@ func TestEvaluate(t *testing.T) {
 			},
 		},
 		{
-			name: "39 a request beyond allocatable leaves the node out",
+			name: "a request beyond allocatable leaves the node out",
 			nodes: one(mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 				mkPod("L", prio(low), reqs("example.com/gpu", "2"))),
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "3")),
@@ -393,7 +410,7 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: "0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
 		{
-			name: "41 ScoreFuncs replace the default criteria",
+			name: "ScoreFuncs replace the default criteria",
 			nodes: func(t *testing.T) []preemption.NodeSnapshot {
 				containers := func(k int) podOpt {
 					return func(p *v1.Pod) { p.Spec.Containers = make([]v1.Container, k) }
@@ -418,7 +435,7 @@ func TestEvaluate(t *testing.T) {
 			check: func(t *testing.T, r preemption.Result) {
 				assert.Equal(t, preemption.Decision{Criterion: preemption.CriterionScoreFunc, ScoreFunc: 0, RunnerUp: "n1"}, r.Decision)
 				// The default criteria would take a low-priority victim.
-				assert.Equal(t, "n1", preemption.PickNode(r.Candidates).Node)
+				assert.Equal(t, "n1", preemption.PickNode(r.Candidates, now).Node)
 			},
 		},
 		{
@@ -451,7 +468,7 @@ func TestEvaluate(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			r, err := preemption.Evaluate(c.preemptor, c.nodes(t), c.pdbs, opts)
+			r, err := preemption.Evaluate(c.preemptor, c.nodes(t), mustPDBs(c.pdbs), now, opts)
 			if c.wantErr != nil {
 				require.ErrorIs(t, err, c.wantErr)
 			} else {
@@ -475,7 +492,7 @@ func TestEvaluate(t *testing.T) {
 				c.check(t, r)
 			}
 			// Preempt is Evaluate's chosen candidate.
-			cand, perr := preemption.Preempt(c.preemptor, c.nodes(t), c.pdbs, opts)
+			cand, perr := preemption.Preempt(c.preemptor, c.nodes(t), mustPDBs(c.pdbs), now, opts)
 			assert.Equal(t, err == nil, perr == nil)
 			assert.Equal(t, r.Chosen.Node, cand.Node)
 		})
@@ -495,14 +512,14 @@ func TestEvaluateStrictPDB(t *testing.T) {
 	p := mkPod("p", prio(high), sizeL)
 
 	// Upstream: every candidate violates, the first one is taken anyway.
-	r, err := preemption.Evaluate(p, nodes(), pdbs, seq())
+	r, err := preemption.Evaluate(p, nodes(), mustPDBs(pdbs), now, seq())
 	require.NoError(t, err)
 	assert.Equal(t, "n1", r.Chosen.Node)
 	assert.Equal(t, 1, r.Chosen.Victims.NumPDBViolations)
 
 	opts := seq()
 	opts.StrictPDB = true
-	r, err = preemption.Evaluate(p, nodes(), pdbs, opts)
+	r, err = preemption.Evaluate(p, nodes(), mustPDBs(pdbs), now, opts)
 	require.ErrorIs(t, err, preemption.ErrNoCandidate)
 	assert.Equal(t, preemption.Unschedulable, r.Code)
 	assert.False(t, r.KeepNomination)
@@ -512,7 +529,7 @@ func TestEvaluateStrictPDB(t *testing.T) {
 	// With one clean candidate, strict mode takes it (so does upstream, on
 	// criterion 1).
 	clean := append(nodes(), snap(t, stdNode("n3"), mkPod("c", prio(mid), sizeL)))
-	r, err = preemption.Evaluate(p, clean, pdbs, opts)
+	r, err = preemption.Evaluate(p, clean, mustPDBs(pdbs), now, opts)
 	require.NoError(t, err)
 	assert.Equal(t, "n3", r.Chosen.Node)
 	assert.Equal(t, preemption.CriterionSingle, r.Decision.Criterion)
@@ -583,7 +600,7 @@ func TestEvaluateCandidateFilter(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := seq()
 			opts.CandidateFilter = c.filter
-			r, err := preemption.Evaluate(p, nodes(), nil, opts)
+			r, err := preemption.Evaluate(p, nodes(), preemption.PDBs{}, now, opts)
 			if c.wantErr != nil {
 				require.ErrorIs(t, err, c.wantErr)
 			} else {
@@ -617,11 +634,10 @@ func TestEvaluateInvalidInput(t *testing.T) {
 		{"nil preemptor", nil, []preemption.NodeSnapshot{n1}, nil, seq(), preemption.ErrInvalidInput},
 		{"duplicate node", p, []preemption.NodeSnapshot{n1, n1}, nil, seq(), preemption.ErrInvalidInput},
 		{"zero snapshot", p, []preemption.NodeSnapshot{{}}, nil, seq(), preemption.ErrInvalidInput},
-		{"nil pdb", p, []preemption.NodeSnapshot{n1}, []*policyv1.PodDisruptionBudget{nil}, seq(), preemption.ErrInvalidInput},
 		{"bad sampling", p, []preemption.NodeSnapshot{n1}, nil, preemption.Options{Sampling: &preemption.Sampling{}}, preemption.ErrInvalidOptions},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := preemption.Evaluate(c.preemptor, c.nodes, c.pdbs, c.opts)
+			r, err := preemption.Evaluate(c.preemptor, c.nodes, mustPDBs(c.pdbs), now, c.opts)
 			require.ErrorIs(t, err, c.want)
 			assert.Equal(t, preemption.Error, r.Code)
 			assert.True(t, r.KeepNomination)
@@ -648,13 +664,13 @@ func TestEvaluateOffsetWraps(t *testing.T) {
 	opts.Sampling = &preemption.Sampling{MinCandidateNodesPercentage: 40, MinCandidateNodesAbsolute: 1}
 	for off, want := range map[int32]int32{-1: 4, 7: 2, 5: 0} {
 		opts.Offset = preemption.FixedOffset(off)
-		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, nil, opts)
+		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, preemption.PDBs{}, now, opts)
 		require.NoError(t, err)
 		assert.Equal(t, want, r.Offset, "offset %d", off)
 	}
 	opts.Offset = nil
 	for range 20 {
-		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, nil, opts)
+		r, err := preemption.Evaluate(mkPod("p", prio(high), sizeL), nodes, preemption.PDBs{}, now, opts)
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, r.Offset, int32(0))
 		assert.Less(t, r.Offset, int32(5))
@@ -670,7 +686,7 @@ func TestCheckFit(t *testing.T) {
 		want preemption.Status
 	}{
 		{
-			name: "39e zero requests on an over-committed node fit while a slot is free",
+			name: "zero requests on an over-committed node fit while a slot is free",
 			node: snap(t, mkNode("n1", "100m", "100", 3), mkPod("big", req("1", "1Gi"))),
 			pod:  mkPod("p"),
 			want: preemption.Status{Code: preemption.Success},

@@ -126,7 +126,7 @@ func TestPropertySelectVictims(t *testing.T) {
 		pre := genPodPrio(t, "pre", genPreemptorPrio)
 		pdbs := genPDBs(t, node.Pods())
 		opts := seq()
-		got, ok := preemption.SelectVictims(pre, node, pdbs, opts)
+		got, ok := preemption.SelectVictims(pre, node, mustPDBs(pdbs), now, opts)
 		if !ok {
 			if len(got.Pods) != 0 {
 				t.Fatalf("rejected node with victims %v", names(got.Pods))
@@ -222,9 +222,9 @@ func genCluster(t *rapid.T) ([]preemption.NodeSnapshot, []*policyv1.PodDisruptio
 func TestPropertyParallelEqualsSequential(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes, pdbs, pre, opts := genCluster(t)
-		want, wantErr := preemption.Evaluate(pre, nodes, pdbs, opts)
+		want, wantErr := preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts)
 		opts.Workers = rapid.IntRange(2, 8).Draw(t, "workers")
-		got, gotErr := preemption.Evaluate(pre, nodes, pdbs, opts)
+		got, gotErr := preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts)
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("workers=%d differs:\nseq %+v\npar %+v", opts.Workers, want, got)
 		}
@@ -271,9 +271,9 @@ func TestPropertyInputsNotMutated(t *testing.T) {
 			return fs, ps, pre.DeepCopy()
 		}
 		n0, p0, pre0 := deep()
-		_, _ = preemption.Evaluate(pre, nodes, pdbs, opts)
+		_, _ = preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts)
 		for _, n := range nodes {
-			_, _ = preemption.SelectVictims(pre, n, pdbs, opts)
+			_, _ = preemption.SelectVictims(pre, n, mustPDBs(pdbs), now, opts)
 		}
 		n1, p1, pre1 := deep()
 		if !reflect.DeepEqual(n0, n1) || !reflect.DeepEqual(p0, p1) || !reflect.DeepEqual(pre0, pre1) {
@@ -289,15 +289,15 @@ func TestPropertyEvaluateAgreesWithSelectVictims(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes, pdbs, pre, opts := genCluster(t)
 		opts.StrictPDB = false
-		r, _ := preemption.Evaluate(pre, nodes, pdbs, opts)
+		r, _ := preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts)
 		for _, c := range r.Candidates {
 			i := slices.IndexFunc(nodes, func(n preemption.NodeSnapshot) bool { return n.Name() == c.Node })
-			v, ok := preemption.SelectVictims(pre, nodes[i], pdbs, opts)
+			v, ok := preemption.SelectVictims(pre, nodes[i], mustPDBs(pdbs), now, opts)
 			if !ok || !reflect.DeepEqual(v, c.Victims) {
 				t.Fatalf("candidate %s: dry run %v, SelectVictims %v", c.Node, names(c.Victims.Pods), names(v.Pods))
 			}
 		}
-		if r.Code == preemption.Success && !reflect.DeepEqual(preemption.PickNode(r.Candidates), r.Chosen) {
+		if r.Code == preemption.Success && !reflect.DeepEqual(preemption.PickNode(r.Candidates, now), r.Chosen) {
 			t.Fatalf("PickNode disagrees with Evaluate")
 		}
 	})
@@ -344,10 +344,10 @@ func TestPropertyPickNode(t *testing.T) {
 				pods[j] = mkPod(fmt.Sprintf("c%d-v%d", i, j), opts...)
 			}
 			cands[i] = preemption.Candidate{Node: fmt.Sprintf("c%d", i), Victims: preemption.Victims{
-				Pods: pods, NumPDBViolations: rapid.SampledFrom([]int{0, 0, 0, 1}).Draw(t, "violations"), Now: now,
+				Pods: pods, NumPDBViolations: rapid.SampledFrom([]int{0, 0, 0, 1}).Draw(t, "violations"),
 			}}
 		}
-		got := preemption.PickNode(cands)
+		got := preemption.PickNode(cands, now)
 		w := slices.IndexFunc(cands, func(c preemption.Candidate) bool { return c.Node == got.Node })
 		if w < 0 || !reflect.DeepEqual(got, cands[w]) {
 			t.Fatalf("picked %s, not one of the candidates", got.Node)
@@ -362,7 +362,7 @@ func TestPropertyPickNode(t *testing.T) {
 			}
 		}
 		shuffled := rapid.Permutation(cands).Draw(t, "shuffled")
-		if s := pickScore(preemption.PickNode(shuffled)); s != best {
+		if s := pickScore(preemption.PickNode(shuffled, now)); s != best {
 			t.Fatalf("reordered candidates pick scores %v, not %v", s, best)
 		}
 	})

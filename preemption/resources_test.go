@@ -36,8 +36,9 @@ func podWith(spec v1.PodSpec, status v1.PodStatus) *v1.Pod {
 	return p
 }
 
-// TestPodRequests covers the request vector of a preemptor (spec case 40
-// and the NodeResourcesFit conversion rules).
+// TestPodRequests covers the request vector of a preemptor: init containers,
+// sidecars, pod-level requests and overhead, and the NodeResourcesFit
+// conversion rules.
 func TestPodRequests(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -45,7 +46,7 @@ func TestPodRequests(t *testing.T) {
 		want preemption.Resources
 	}{
 		{
-			name: "40 an init container above the containers' sum sets the request",
+			name: "an init container above the containers' sum sets the request",
 			pod: podWith(v1.PodSpec{
 				InitContainers: []v1.Container{container("i", rl("cpu", "400m"))},
 				Containers:     []v1.Container{container("a", rl("cpu", "100m")), container("b", rl("cpu", "100m"))},
@@ -53,7 +54,7 @@ func TestPodRequests(t *testing.T) {
 			want: preemption.Resources{MilliCPU: 400},
 		},
 		{
-			name: "40b sidecars run beside later init containers; overhead is added",
+			name: "sidecars run beside later init containers; overhead is added",
 			pod: podWith(v1.PodSpec{
 				InitContainers: []v1.Container{sidecar("s", rl("cpu", "100m")), container("i", rl("cpu", "300m"))},
 				Containers:     []v1.Container{container("a", rl("cpu", "200m"))},
@@ -62,7 +63,7 @@ func TestPodRequests(t *testing.T) {
 			want: preemption.Resources{MilliCPU: 450},
 		},
 		{
-			name: "40c pod-level requests replace cpu only",
+			name: "pod-level requests replace cpu only",
 			pod: podWith(v1.PodSpec{
 				Resources:  &v1.ResourceRequirements{Requests: rl("cpu", "1")},
 				Containers: []v1.Container{container("a", rl("cpu", "100m", "memory", "1Mi")), container("b", rl("cpu", "100m", "memory", "1Mi"))},

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
 )
 
 // NodeSnapshot is one node as the scheduler's snapshot sees it: its
@@ -35,7 +37,7 @@ type podEntry struct {
 }
 
 func newPodEntry(p *v1.Pod) podEntry {
-	e := podEntry{pod: p, req: chargedVector(p), priority: podPriority(p)}
+	e := podEntry{pod: p, req: chargedVector(p), priority: podresources.Priority(p)}
 	if p.Status.StartTime != nil {
 		e.start, e.started = p.Status.StartTime.Time, true
 	}
@@ -56,10 +58,10 @@ func (e *podEntry) startAt(now time.Time) time.Time {
 // pod is nil.
 func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, error) {
 	if node == nil {
-		return NodeSnapshot{}, fmt.Errorf("%w: nil node", ErrInvalidInput)
+		return NodeSnapshot{}, fmt.Errorf("preemption: nil node: %w", ErrInvalidInput)
 	}
 	if node.Name == "" {
-		return NodeSnapshot{}, fmt.Errorf("%w: node without a name", ErrInvalidInput)
+		return NodeSnapshot{}, fmt.Errorf("preemption: node without a name: %w", ErrInvalidInput)
 	}
 	s := NodeSnapshot{node: node}
 	alloc := listVector(node.Status.Allocatable)
@@ -70,7 +72,7 @@ func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, er
 	s.pods = make([]podEntry, len(pods))
 	for i, p := range pods {
 		if p == nil {
-			return NodeSnapshot{}, fmt.Errorf("%w: node %q: pod %d is nil", ErrInvalidInput, node.Name, i)
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: pod %d is nil: %w", node.Name, i, ErrInvalidInput)
 		}
 		s.pods[i] = newPodEntry(p)
 		e := &s.pods[i]
@@ -83,7 +85,7 @@ func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, er
 		s.nominated = make([]podEntry, len(nominated))
 		for i, p := range nominated {
 			if p == nil {
-				return NodeSnapshot{}, fmt.Errorf("%w: node %q: nominated pod %d is nil", ErrInvalidInput, node.Name, i)
+				return NodeSnapshot{}, fmt.Errorf("preemption: node %q: nominated pod %d is nil: %w", node.Name, i, ErrInvalidInput)
 			}
 			s.nominated[i] = newPodEntry(p)
 		}
@@ -131,13 +133,4 @@ func entryPods(es []podEntry) []*v1.Pod {
 		out[i] = es[i].pod
 	}
 	return out
-}
-
-// podPriority is spec.priority, 0 when unset; PriorityClass names are never
-// resolved.
-func podPriority(p *v1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
 }

@@ -72,27 +72,28 @@ const (
 	reasonStrictPDB       = "preemption would violate a PodDisruptionBudget"
 )
 
-// Sentinel errors, one per category. Errors returned by this package wrap one
-// of them; test with [errors.Is].
+// Sentinel errors, one per category. Every error this package returns starts
+// with "preemption: ", names the offending input and wraps one of them; test
+// with [errors.Is].
 var (
-	// ErrInvalidInput reports a nil preemptor, node, pod or
-	// PodDisruptionBudget, a node without a name, the zero NodeSnapshot, or
-	// two snapshots with the same node name.
-	ErrInvalidInput = errors.New("preemption: invalid input")
+	// ErrInvalidInput reports a nil preemptor, node or pod, a nil
+	// PodDisruptionBudget given to [NewPDBs], a node without a name, the
+	// zero NodeSnapshot, or two snapshots with the same node name.
+	ErrInvalidInput = errors.New("invalid input")
 	// ErrInvalidOptions reports options upstream's validation rejects.
-	ErrInvalidOptions = errors.New("preemption: invalid options")
+	ErrInvalidOptions = errors.New("invalid options")
 	// ErrNotEligible reports a preemptor that may not preempt now
 	// (upstream: Unschedulable, nomination left unchanged).
-	ErrNotEligible = errors.New("preemption: preemptor not eligible")
+	ErrNotEligible = errors.New("preemptor not eligible")
 	// ErrNoNodes reports an empty node list (upstream: Error).
-	ErrNoNodes = errors.New("preemption: no nodes available")
+	ErrNoNodes = errors.New("no nodes available")
 	// ErrNoCandidate reports that no node can host the preemptor even
 	// after preemption (upstream: Unschedulable).
-	ErrNoCandidate = errors.New("preemption: no candidate node")
+	ErrNoCandidate = errors.New("no candidate node")
 	// ErrNodeEvaluation reports that evaluating some nodes failed and no
 	// candidate was found (upstream: Error).
-	ErrNodeEvaluation = errors.New("preemption: node evaluation failed")
+	ErrNodeEvaluation = errors.New("node evaluation failed")
 	// ErrCandidateFilter reports an error returned by
 	// [Options.CandidateFilter] or a candidate it returned without victims.
-	ErrCandidateFilter = errors.New("preemption: candidate filter failed")
+	ErrCandidateFilter = errors.New("candidate filter failed")
 )

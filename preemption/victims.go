@@ -6,7 +6,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Victims is the outcome of a victim search on one node
@@ -19,10 +18,6 @@ type Victims struct {
 	// number: budgets are charged for every potential victim, including
 	// those that are later reprieved.
 	NumPDBViolations int
-	// Now is the time a victim without status.startTime is taken to have
-	// started when [PickNode] compares start times. Zero means the current
-	// time at the PickNode call.
-	Now time.Time
 }
 
 // SelectVictims finds the pods to evict from node so that preemptor fits,
@@ -39,17 +34,28 @@ type Victims struct {
 // anything (upstream returns Success there too; [Evaluate] turns it into a
 // node error).
 //
-// Victims come most important first. Both sorts are stable, so equally
-// important pods are tried in the order of the node's pods in the snapshot,
-// and equally important victims keep the order they were found in: those
-// that violate a PodDisruptionBudget first, then the others. With at most 12
-// potential victims this is exactly upstream's order (its sort.Slice is an
-// insertion sort there); with more, upstream's order among ties is not
+// Victims come most important first; a pod without status.startTime is
+// taken to have started at now. Both sorts are stable, so equally important
+// pods are tried in the order of the node's pods in the snapshot, and
+// equally important victims keep the order they were found in: those that
+// violate a PodDisruptionBudget first, then the others. With at most 12
+// potential victims of which at most one per priority lacks a start time,
+// and now later than every start time, this is exactly upstream's order (its sort.Slice is an insertion sort
+// there); with more potential victims, upstream's order among ties is not
 // specified and ours is one it allows.
 //
+// Two or more equally important pods without a start time are the
+// exception. Upstream reads the clock anew at every comparison, so of two
+// such pods the one read first counts as started earlier: its insertion sort
+// puts the later of them in its input first (reversing snapshot order, and
+// in the final sort putting non-violating victims before violating ones),
+// as long as successive clock readings differ. Here they tie and keep the
+// stable order above, so their order, and which of them is reprieved, may
+// differ from upstream's.
+//
 // Use [SelectVictimsWithStatus] to learn why a node was rejected.
-func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, bool) {
-	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, opts)
+func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, bool) {
+	v, st := SelectVictimsWithStatus(preemptor, node, pdbs, now, opts)
 	return v, st.IsSuccess()
 }
 
@@ -57,8 +63,8 @@ func SelectVictims(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDis
 // returns with it: Success, UnschedulableAndUnresolvable "No preemption
 // victims found for incoming pod", the failed fit check, or Error for
 // invalid input.
-func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs []*policyv1.PodDisruptionBudget, opts Options) (Victims, Status) {
-	c, err := newNodeCall(preemptor, &node, pdbs, &opts, opts.now())
+func SelectVictimsWithStatus(preemptor *v1.Pod, node NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Victims, Status) {
+	c, err := newNodeCall(preemptor, &node, pdbs, &opts, now)
 	if err != nil {
 		return Victims{}, errorStatus(err)
 	}
@@ -143,7 +149,7 @@ func (e *nodeEval) selectVictims(node *NodeSnapshot) (Victims, Status) {
 	}
 	e.victims = victims
 
-	out := Victims{NumPDBViolations: violations, Now: c.now}
+	out := Victims{NumPDBViolations: violations}
 	if len(victims) > 0 {
 		out.Pods = make([]*v1.Pod, len(victims))
 		for i, k := range victims {

@@ -2,6 +2,7 @@ package preemption_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,8 +14,8 @@ import (
 	"github.com/evictkit/eviction/preemption"
 )
 
-// TestSelectVictims covers the per-node spec cases (§11); the case number
-// leads each name.
+// TestSelectVictims covers the victim search on one node: priorities, the
+// reprieve, PodDisruptionBudgets, nominated pods and resources.
 func TestSelectVictims(t *testing.T) {
 	type tc struct {
 		name      string
@@ -30,7 +31,7 @@ func TestSelectVictims(t *testing.T) {
 		wantStatus     preemption.Status
 	}
 	ok := preemption.Status{Code: preemption.Success}
-	// fooPods are the pods of cases 10–13: n mid M pods labelled app=foo,
+	// fooPods are the pods of the disruptedPods cases: n mid M pods labelled app=foo,
 	// p1.1 started first.
 	fooPods := func(n int) []*v1.Pod {
 		out := make([]*v1.Pod, n)
@@ -52,14 +53,14 @@ func TestSelectVictims(t *testing.T) {
 	}
 	cases := []tc{
 		{
-			name:      "01 the only pod goes for a preemptor without requests",
+			name:      "the only pod goes for a preemptor without requests",
 			node:      mkNode("n1", "500m", "500", 1),
 			pods:      []*v1.Pod{mkPod("p1", prio(low))},
 			preemptor: mkPod("p", prio(high)),
 			want:      []string{"p1"}, wantStatus: ok,
 		},
 		{
-			name:      "02 equal priority: no victims",
+			name:      "equal priority: no victims",
 			node:      mkNode("n1", "500m", "500", 1),
 			pods:      []*v1.Pod{mkPod("p1", prio(low))},
 			preemptor: mkPod("p", prio(low)),
@@ -69,7 +70,7 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "05 does not fit even without the lower-priority pods",
+			name:      "does not fit even without the lower-priority pods",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("h", prio(high), sizeL), mkPod("l", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeL),
@@ -79,14 +80,14 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "06 the small low pod is reprieved, the mid one goes",
+			name:      "the small low pod is reprieved, the mid one goes",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("p1.1", prio(low), sizeS), mkPod("p1.2", prio(mid), sizeL)},
 			preemptor: mkPod("p", prio(high), sizeL),
 			want:      []string{"p1.2"}, wantStatus: ok,
 		},
 		{
-			name: "07 mixed priorities, equal priority never preempted",
+			name: "mixed priorities, equal priority never preempted",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("p1.1", prio(mid), sizeS), mkPod("p1.2", prio(low), sizeS),
@@ -96,7 +97,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.3", "p1.2"}, wantStatus: ok,
 		},
 		{
-			name: "08 the older of two equal-priority pods is reprieved",
+			name: "the older of two equal-priority pods is reprieved",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("p1.1", prio(low), sizeS, started(ts(5))), mkPod("p1.2", prio(low), sizeS, started(ts(4))),
@@ -106,7 +107,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.3", "p1.1"}, wantStatus: ok,
 		},
 		{
-			name: "09 the equal-priority pod stays, the mid one is reprieved",
+			name: "the equal-priority pod stays, the mid one is reprieved",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(low), sizeS), mkPod("v2", prio(mid), sizeS), mkPod("v3", prio(high), sizeS),
@@ -115,7 +116,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name:      "10 two pods under a budget of 1: one violation",
+			name:      "two pods under a budget of 1: one violation",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1)},
@@ -123,7 +124,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "11 a victim already in disruptedPods is not charged",
+			name:      "a victim already in disruptedPods is not charged",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.2"))},
@@ -131,7 +132,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantStatus: ok,
 		},
 		{
-			name:      "12 disruptedPods naming a pod elsewhere changes nothing",
+			name:      "disruptedPods naming a pod elsewhere changes nothing",
 			node:      stdNode("n1"),
 			pods:      fooPods(2),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p2"))},
@@ -139,7 +140,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "13 three pods, one already disrupted: one violation",
+			name:      "three pods, one already disrupted: one violation",
 			node:      stdNode("n1"),
 			pods:      fooPods(3),
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 1, disrupted("p1.3"))},
@@ -147,7 +148,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"p1.1", "p1.2", "p1.3"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "14 the protected low pod is reprieved first, the unprotected mid pod goes",
+			name: "the protected low pod is reprieved first, the unprotected mid pod goes",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v-pdb", prio(low), sizeM, labeled("app", "foo")),
@@ -158,7 +159,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v-nopdb"}, wantStatus: ok,
 		},
 		{
-			name: "15 both protected: the mid pod is reprieved, the low one violates",
+			name: "both protected: the mid pod is reprieved, the low one violates",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(low), sizeM, labeled("app", "foo")),
@@ -169,7 +170,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "16 empty and nil selectors match nothing",
+			name: "empty and nil selectors match nothing",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo"))},
 			pdbs: []*policyv1.PodDisruptionBudget{
@@ -180,7 +181,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name:      "17 a budget in another namespace does not apply",
+			name:      "a budget in another namespace does not apply",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo"), inNS("ns1"))},
 			pdbs:      []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, pdbNS("ns2"))},
@@ -188,7 +189,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name: "18 an unlabeled pod never violates, even a NotIn selector",
+			name: "an unlabeled pod never violates, even a NotIn selector",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM)},
 			pdbs: []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, selecting(&metav1.LabelSelector{
@@ -198,7 +199,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantStatus: ok,
 		},
 		{
-			name: "18b the same NotIn selector does match a pod with other labels",
+			name: "the same NotIn selector does match a pod with other labels",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("tier", "web"))},
 			pdbs: []*policyv1.PodDisruptionBudget{mkPDB("pdb", 0, selecting(&metav1.LabelSelector{
@@ -208,7 +209,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19 a pod under two budgets counts once",
+			name: "a pod under two budgets counts once",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{mkPod("v1", prio(low), sizeM, labeled("app", "foo", "tier", "x"))},
 			pdbs: []*policyv1.PodDisruptionBudget{
@@ -219,7 +220,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19b the walk stops at the first exhausted budget: later ones are not charged",
+			name: "the walk stops at the first exhausted budget: later ones are not charged",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("v1", prio(mid), sizeM, labeled("app", "foo", "tier", "x")),
@@ -233,7 +234,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"v1", "v2"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "19c the more important pod spends the budget first",
+			name: "the more important pod spends the budget first",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("late", prio(low), sizeM, labeled("app", "foo")),
@@ -246,7 +247,7 @@ func TestSelectVictims(t *testing.T) {
 			want: []string{"early", "late"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name: "25 over-count: the reprieved pod spent the budget",
+			name: "over-count: the reprieved pod spent the budget",
 			node: stdNode("n1"),
 			pods: []*v1.Pod{
 				mkPod("A", prio(mid), sizeM, labeled("app", "foo"), started(ts(1))),
@@ -257,7 +258,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"B"}, wantViolations: 1, wantStatus: ok,
 		},
 		{
-			name:      "38 a nominated pod of higher priority keeps its room",
+			name:      "a nominated pod of higher priority keeps its room",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("Q", prio(vhigh), sizeM, nominatedTo("n1"))},
@@ -265,7 +266,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"L1"}, wantStatus: ok,
 		},
 		{
-			name:      "38b a lower-priority nominated pod is ignored: fits without victims",
+			name:      "a lower-priority nominated pod is ignored: fits without victims",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("Q", prio(mid), sizeM, nominatedTo("n1"))},
@@ -273,7 +274,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{}, wantStatus: ok,
 		},
 		{
-			name:      "38c the preemptor's own nomination is not counted",
+			name:      "the preemptor's own nomination is not counted",
 			node:      stdNode("n1"),
 			pods:      []*v1.Pod{mkPod("L1", prio(low), sizeM)},
 			nominated: []*v1.Pod{mkPod("p", prio(high), sizeM, nominatedTo("n1"))},
@@ -281,14 +282,14 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{}, wantStatus: ok,
 		},
 		{
-			name:      "39 extended resource",
+			name:      "extended resource",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), reqs("example.com/gpu", "2"))},
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "1")),
 			want:      []string{"L"}, wantStatus: ok,
 		},
 		{
-			name:      "39b extended resource beyond allocatable is unresolvable",
+			name:      "extended resource beyond allocatable is unresolvable",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), reqs("example.com/gpu", "2"))},
 			preemptor: mkPod("p", prio(high), reqs("example.com/gpu", "3")),
@@ -298,7 +299,7 @@ func TestSelectVictims(t *testing.T) {
 			},
 		},
 		{
-			name:      "39c an ignored extended resource is not checked",
+			name:      "an ignored extended resource is not checked",
 			node:      mkNode("n1", "500m", "500", 32, "example.com/gpu", "2"),
 			pods:      []*v1.Pod{mkPod("L", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeXL, reqs("cpu", "500m", "example.com/gpu", "3")),
@@ -306,7 +307,7 @@ func TestSelectVictims(t *testing.T) {
 			want:      []string{"L"}, wantStatus: ok,
 		},
 		{
-			name: "39d pod count: the newer of two pods goes",
+			name: "pod count: the newer of two pods goes",
 			node: mkNode("n1", "500m", "500", 2),
 			pods: []*v1.Pod{
 				mkPod("A", prio(low), started(ts(1))), mkPod("B", prio(low), started(ts(2))),
@@ -405,9 +406,23 @@ func TestSelectVictims(t *testing.T) {
 			pods:      []*v1.Pod{mkPod("v", prio(low), sizeS)},
 			preemptor: mkPod("p", prio(high), sizeS),
 			opts: func(o *preemption.Options) {
-				o.Filters = []preemption.Filter{func(*v1.Pod, *v1.Node, preemption.Remaining) bool { return false }}
+				o.Filters = []preemption.Filter{func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { return false, "" }}
 			},
 			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"rejected by filter 0"}},
+		},
+		{
+			name:      "a rejecting filter's reason is the node's status",
+			node:      stdNode("n1"),
+			pods:      []*v1.Pod{mkPod("v", prio(low), sizeS)},
+			preemptor: mkPod("p", prio(high), sizeS),
+			opts: func(o *preemption.Options) {
+				accept := func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) { return true, "ignored when it fits" }
+				reject := func(*v1.Pod, *v1.Node, preemption.Remaining) (bool, string) {
+					return false, "node(s) didn't match pod anti-affinity rules"
+				}
+				o.Filters = []preemption.Filter{accept, reject}
+			},
+			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"node(s) didn't match pod anti-affinity rules"}},
 		},
 		{
 			name:      "second pass: a filter that needs the nominated pod fails without it",
@@ -416,13 +431,13 @@ func TestSelectVictims(t *testing.T) {
 			nominated: []*v1.Pod{mkPod("friend", prio(vhigh), labeled("app", "friend"))},
 			preemptor: mkPod("p", prio(high), sizeS),
 			opts: func(o *preemption.Options) {
-				o.Filters = []preemption.Filter{func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+				o.Filters = []preemption.Filter{func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) (bool, string) {
 					for p := range r.Pods() {
 						if p.Labels["app"] == "friend" {
-							return true
+							return true, ""
 						}
 					}
-					return false
+					return false, ""
 				}}
 			},
 			wantStatus: preemption.Status{Code: preemption.Unschedulable, Reasons: []string{"rejected by filter 0"}},
@@ -435,7 +450,7 @@ func TestSelectVictims(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			got, st := preemption.SelectVictimsWithStatus(c.preemptor, node, c.pdbs, opts)
+			got, st := preemption.SelectVictimsWithStatus(c.preemptor, node, mustPDBs(c.pdbs), now, opts)
 			assert.Equal(t, c.wantStatus, st)
 			if !st.IsSuccess() {
 				assert.Empty(t, got.Pods)
@@ -443,9 +458,8 @@ func TestSelectVictims(t *testing.T) {
 			}
 			assert.Equal(t, c.want, names(got.Pods))
 			assert.Equal(t, c.wantViolations, got.NumPDBViolations)
-			assert.Equal(t, now, got.Now)
 
-			v, ok := preemption.SelectVictims(c.preemptor, node, c.pdbs, opts)
+			v, ok := preemption.SelectVictims(c.preemptor, node, mustPDBs(c.pdbs), now, opts)
 			assert.True(t, ok)
 			assert.Equal(t, got, v)
 		})
@@ -455,13 +469,13 @@ func TestSelectVictims(t *testing.T) {
 // noPodLabeled is a host-port-like filter: the node must not hold a pod
 // with the label.
 func noPodLabeled(k, v string) preemption.Filter {
-	return func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) bool {
+	return func(_ *v1.Pod, _ *v1.Node, r preemption.Remaining) (bool, string) {
 		for p := range r.Pods() {
 			if p.Labels[k] == v {
-				return false
+				return false, "node(s) didn't have free ports for the requested pod ports"
 			}
 		}
-		return true
+		return true, ""
 	}
 }
 
@@ -469,15 +483,11 @@ func TestSelectVictimsInvalidInput(t *testing.T) {
 	node := snap(t, stdNode("n1"), mkPod("v", prio(low)))
 	for name, run := range map[string]func() preemption.Status{
 		"nil preemptor": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(nil, node, nil, seq())
+			_, st := preemption.SelectVictimsWithStatus(nil, node, preemption.PDBs{}, now, seq())
 			return st
 		},
 		"zero snapshot": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), preemption.NodeSnapshot{}, nil, seq())
-			return st
-		},
-		"nil pdb": func() preemption.Status {
-			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), node, []*policyv1.PodDisruptionBudget{nil}, seq())
+			_, st := preemption.SelectVictimsWithStatus(mkPod("p", prio(high)), preemption.NodeSnapshot{}, preemption.PDBs{}, now, seq())
 			return st
 		},
 	} {
@@ -485,9 +495,26 @@ func TestSelectVictimsInvalidInput(t *testing.T) {
 			st := run()
 			assert.Equal(t, preemption.Error, st.Code)
 			require.Len(t, st.Reasons, 1)
-			assert.Contains(t, st.Reasons[0], "preemption: invalid input")
+			assert.True(t, strings.HasPrefix(st.Reasons[0], "preemption: "), st.Reasons[0])
+			assert.True(t, strings.HasSuffix(st.Reasons[0], ": invalid input"), st.Reasons[0])
 		})
 	}
+}
+
+func TestNewPDBsInvalidInput(t *testing.T) {
+	_, err := preemption.NewPDBs([]*policyv1.PodDisruptionBudget{mkPDB("ok", 1), nil})
+	require.ErrorIs(t, err, preemption.ErrInvalidInput)
+	assert.Equal(t, "preemption: PodDisruptionBudget 1 is nil: invalid input", err.Error())
+}
+
+func TestNewPDBsLen(t *testing.T) {
+	s, err := preemption.NewPDBs([]*policyv1.PodDisruptionBudget{
+		mkPDB("none", 1), // nil selector: matches no pod, but counted
+		mkPDB("app", 1, selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}})),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Len())
+	assert.Equal(t, 0, preemption.PDBs{}.Len())
 }
 
 // TestRemaining checks what a filter sees during a search.
@@ -504,17 +531,17 @@ func TestRemaining(t *testing.T) {
 	}
 	var seen []view
 	opts := seq()
-	opts.Filters = []preemption.Filter{func(_ *v1.Pod, n *v1.Node, r preemption.Remaining) bool {
+	opts.Filters = []preemption.Filter{func(_ *v1.Pod, n *v1.Node, r preemption.Remaining) (bool, string) {
 		assert.Equal(t, "n1", n.Name)
 		var ps []string
 		for p := range r.Pods() {
 			ps = append(ps, p.Name)
 		}
 		seen = append(seen, view{ps, r.NumPods(), r.Free(v1.ResourceCPU), r.Free("example.com/gpu"), r.Free(v1.ResourcePods), r.Free(v1.ResourceEphemeralStorage)})
-		return true
+		return true, ""
 	}}
 	// The preemptor fits once "a" is removed; "a" is then reprieved.
-	got, ok := preemption.SelectVictims(mkPod("p", prio(high), req("100m", "")), node, nil, opts)
+	got, ok := preemption.SelectVictims(mkPod("p", prio(high), req("100m", "")), node, preemption.PDBs{}, now, opts)
 	require.True(t, ok)
 	assert.Empty(t, got.Pods)
 	assert.Equal(t, []view{
@@ -532,4 +559,26 @@ func TestRemaining(t *testing.T) {
 	for range zero.Pods() {
 		t.Fatal("zero Remaining yields pods")
 	}
+}
+
+// TestSelectVictimsUnstartedTies pins the documented difference from
+// upstream for equally important victims without a start time: upstream
+// reads the clock at each comparison, so its insertion sort puts the later
+// of two such pods first (here it would try u3 before u2 before u1, and put
+// the non-violating victims first in the final order); the library reads
+// them all as now, so they tie and keep snapshot order, PDB-violating
+// victims first.
+func TestSelectVictimsUnstartedTies(t *testing.T) {
+	node := snap(t, stdNode("n1"),
+		mkPod("u1", prio(low), sizeS),
+		mkPod("u2", prio(low), sizeS, labeled("app", "guarded")),
+		mkPod("u3", prio(low), sizeS),
+	)
+	pdbs := mustPDBs([]*policyv1.PodDisruptionBudget{
+		mkPDB("guard", 0, selecting(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}})),
+	})
+	got, ok := preemption.SelectVictims(mkPod("p", prio(high), sizeXL), node, pdbs, now, seq())
+	require.True(t, ok)
+	assert.Equal(t, []string{"u2", "u1", "u3"}, names(got.Pods))
+	assert.Equal(t, 1, got.NumPDBViolations)
 }

@@ -10,6 +10,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // benchPods builds n pods that look like a busy node's: one to three containers with requests
@@ -78,20 +80,26 @@ func benchRank(b *testing.B, rank func([]*v1.Pod, UsageFunc)) {
 	}
 }
 
-func BenchmarkForMemory(b *testing.B) { benchRank(b, ForMemory) }
+func BenchmarkForMemory(b *testing.B) {
+	benchRank(b, func(p []*v1.Pod, u UsageFunc) { ForMemory(p, u, Options{}) })
+}
 
 func BenchmarkForDisk(b *testing.B) {
-	benchRank(b, func(p []*v1.Pod, u UsageFunc) { ForDisk(p, u, v1.ResourceEphemeralStorage) })
+	benchRank(b, func(p []*v1.Pod, u UsageFunc) {
+		ForDisk(p, u, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
+	})
 }
 
 func BenchmarkForDiskInodes(b *testing.B) {
-	benchRank(b, func(p []*v1.Pod, u UsageFunc) { ForDisk(p, u, ResourceInodes) })
+	benchRank(b, func(p []*v1.Pod, u UsageFunc) {
+		ForDisk(p, u, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
+	})
 }
 
 func BenchmarkForPIDs(b *testing.B) { benchRank(b, ForPIDs) }
 
 func BenchmarkByPriorityThenQoS(b *testing.B) {
-	benchRank(b, func(p []*v1.Pod, _ UsageFunc) { ByPriorityThenQoS(p) })
+	benchRank(b, func(p []*v1.Pod, _ UsageFunc) { ByPriorityThenQoS(p, Options{}) })
 }
 
 // The baselines rank the same pods the way upstream does: sort.Sort over a comparator chain
@@ -103,7 +111,7 @@ func BenchmarkNaiveForMemory(b *testing.B) {
 }
 
 func BenchmarkNaiveForDisk(b *testing.B) {
-	src := DiskSources(NodeFS, Layout{})
+	src := DiskSources(thresholds.NodeFs, thresholds.Layout{})
 	benchRank(b, func(p []*v1.Pod, u UsageFunc) { naiveSort(p, naiveDiskChain(u, src, v1.ResourceEphemeralStorage)) })
 }
 
@@ -116,7 +124,7 @@ func BenchmarkQOSClass(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, p := range pods {
-			QOSClass(p)
+			QOSClass(p, Options{})
 		}
 	}
 }

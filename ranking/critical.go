@@ -1,6 +1,10 @@
 package ranking
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/podresources"
+)
 
 const (
 	// ConfigSourceAnnotationKey is the annotation the kubelet sets to the source a pod came
@@ -45,7 +49,7 @@ func IsCritical(pod *v1.Pod) bool {
 	if IsStatic(pod) || IsMirror(pod) {
 		return true
 	}
-	return pod != nil && pod.Spec.Priority != nil && *pod.Spec.Priority >= SystemCriticalPriority
+	return podresources.Priority(pod) >= SystemCriticalPriority
 }
 
 // Evictable reports whether the kubelet's eviction manager may evict pod, that is whether pod

@@ -8,7 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestCriticalSpec covers spec case 30 (section 7).
+// TestCriticalSpec covers the static, mirror and critical-priority rules of IsStatic, IsMirror
+// and IsCritical.
 func TestCriticalSpec(t *testing.T) {
 	className := func(n string) podOpt { return func(p *v1.Pod) { p.Spec.PriorityClassName = n } }
 	tests := []struct {
@@ -16,15 +17,15 @@ func TestCriticalSpec(t *testing.T) {
 		pod                      *v1.Pod
 		critical, static, mirror bool
 	}{
-		{"30 source file, no priority", mkPod("p", annotations(ConfigSourceAnnotationKey, "file")), true, true, false},
-		{"30 source http", mkPod("p", annotations(ConfigSourceAnnotationKey, "http")), true, true, false},
-		{"30 source api", mkPod("p", annotations(ConfigSourceAnnotationKey, "api")), false, false, false},
-		{"30 source empty", mkPod("p", annotations(ConfigSourceAnnotationKey, "")), true, true, false},
-		{"30 mirror annotation", mkPod("p", annotations(ConfigMirrorAnnotationKey, "")), true, false, true},
-		{"30 system-cluster-critical priority", mkPod("p", priority(2000000000)), true, false, false},
-		{"30 system-node-critical priority", mkPod("p", priority(2000001000)), true, false, false},
-		{"30 just below", mkPod("p", priority(1999999999)), false, false, false},
-		{"30 class name without priority", mkPod("p", className("system-node-critical")), false, false, false},
+		{"source file, no priority", mkPod("p", annotations(ConfigSourceAnnotationKey, "file")), true, true, false},
+		{"source http", mkPod("p", annotations(ConfigSourceAnnotationKey, "http")), true, true, false},
+		{"source api", mkPod("p", annotations(ConfigSourceAnnotationKey, "api")), false, false, false},
+		{"source empty", mkPod("p", annotations(ConfigSourceAnnotationKey, "")), true, true, false},
+		{"mirror annotation", mkPod("p", annotations(ConfigMirrorAnnotationKey, "")), true, false, true},
+		{"system-cluster-critical priority", mkPod("p", priority(2000000000)), true, false, false},
+		{"system-node-critical priority", mkPod("p", priority(2000001000)), true, false, false},
+		{"just below", mkPod("p", priority(1999999999)), false, false, false},
+		{"class name without priority", mkPod("p", className("system-node-critical")), false, false, false},
 		{"no annotations", mkPod("p"), false, false, false},
 		{"nil pod", nil, false, false, false},
 	}
@@ -38,7 +39,7 @@ func TestCriticalSpec(t *testing.T) {
 	}
 }
 
-// TestVictimSpec covers spec case 31.
+// TestVictimSpec covers Victim: the first evictable pod of a ranking, critical pods skipped.
 func TestVictimSpec(t *testing.T) {
 	crit := mkPod("crit", priority(2000000000))
 	p := mkPod("p")

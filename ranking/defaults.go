@@ -5,13 +5,9 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-)
 
-// DefaultedRequests returns a copy of pod with requests defaulted under the default
-// [Options]. See [Options.DefaultedRequests].
-func DefaultedRequests(pod *v1.Pod) *v1.Pod {
-	return Options{}.DefaultedRequests(pod)
-}
+	"github.com/evictkit/eviction/podresources"
+)
 
 // DefaultedRequests returns a deep copy of pod with its requests (and pod-level limits)
 // defaulted the way the API server does before it stores a new pod; pod itself is not
@@ -36,7 +32,7 @@ func DefaultedRequests(pod *v1.Pod) *v1.Pod {
 // With [Options].DisablePodLevelResourcesFixDefaulting the older rules of SetDefaults_Pod
 // apply instead: step 1, then step 2 only if pod-level limits exist, and no step 3.
 // Defaulting is idempotent.
-func (o Options) DefaultedRequests(pod *v1.Pod) *v1.Pod {
+func DefaultedRequests(pod *v1.Pod, opts Options) *v1.Pod {
 	if pod == nil {
 		return nil
 	}
@@ -47,7 +43,7 @@ func (o Options) DefaultedRequests(pod *v1.Pod) *v1.Pod {
 	for i := range out.Spec.Containers {
 		defaultContainer(&out.Spec.Containers[i])
 	}
-	out.Spec.Resources = o.defaultedPodResources(out)
+	out.Spec.Resources = opts.defaultedPodResources(out)
 	return out
 }
 
@@ -77,7 +73,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 	}
 	reqs := maps.Clone(r.Requests)
 	lims := maps.Clone(r.Limits)
-	ctrLimits := aggregateAll(pod, specLimit, limitNames)
+	ctrLimits := aggregateAll(pod, podresources.SpecLimit, limitNames)
 
 	// Step 1: hugepage limits from the containers.
 	for name, q := range ctrLimits {
@@ -109,7 +105,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 		}
 	}
 	for name, q := range lims {
-		if _, ok := reqs[name]; !ok && isPodLevelResource(name) {
+		if _, ok := reqs[name]; !ok && podresources.IsPodLevelResource(name) {
 			reqs[name] = q.DeepCopy()
 		}
 	}
@@ -122,7 +118,7 @@ func (o Options) defaultedPodResources(pod *v1.Pod) *v1.ResourceRequirements {
 
 	// Step 3: limits for requested resources that every container limits.
 	for name, req := range reqs {
-		if !isPodLevelResource(name) {
+		if !podresources.IsPodLevelResource(name) {
 			continue
 		}
 		if _, ok := lims[name]; ok || !everyContainerLimits(pod, name) {
@@ -180,8 +176,8 @@ func requestNames(c *v1.Container, set map[v1.ResourceName]struct{}) {
 	limitNames(c, set)
 }
 
-// aggregateAll is [aggregate] for every resource the init and regular containers name.
-func aggregateAll(pod *v1.Pod, amount amountFunc, names namesFunc) v1.ResourceList {
+// aggregateAll is [podresources.Aggregate] for every resource the init and regular containers name.
+func aggregateAll(pod *v1.Pod, amount podresources.AmountFunc, names namesFunc) v1.ResourceList {
 	set := map[v1.ResourceName]struct{}{}
 	for i := range pod.Spec.InitContainers {
 		names(&pod.Spec.InitContainers[i], set)
@@ -191,7 +187,7 @@ func aggregateAll(pod *v1.Pod, amount amountFunc, names namesFunc) v1.ResourceLi
 	}
 	out := make(v1.ResourceList, len(set))
 	for name := range set {
-		if q, ok := aggregate(pod, name, amount); ok {
+		if q, ok := podresources.Aggregate(pod, name, amount); ok {
 			out[name] = q
 		}
 	}

@@ -7,7 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestByPriorityThenQoSSpec covers spec case 41 (section 10).
+// TestByPriorityThenQoSSpec covers the descheduler order: no priority first, then lower
+// priority, then BestEffort, Burstable, Guaranteed.
 func TestByPriorityThenQoSSpec(t *testing.T) {
 	g := func() v1.Container { return guaranteed("c") }
 	b := func() v1.Container { return ctr("c", rl("cpu", "1"), nil) }
@@ -20,7 +21,7 @@ func TestByPriorityThenQoSSpec(t *testing.T) {
 		mkPod("E", priority(0), containers(g())),
 	}
 	for _, in := range [][]*v1.Pod{pods, shuffled(pods...)} {
-		ByPriorityThenQoS(in)
+		ByPriorityThenQoS(in, Options{})
 		mustEqualNames(t, []string{"A", "B", "D", "C", "E"}, in)
 	}
 
@@ -29,7 +30,7 @@ func TestByPriorityThenQoSSpec(t *testing.T) {
 		stored.Status.QOSClass = v1.PodQOSGuaranteed
 		in := []*v1.Pod{mkPod("neg", priority(-100), containers(g())), stored, mkPod("nil", containers(g())),
 			mkPod("neg-be", priority(-100), containers(e()))}
-		ByPriorityThenQoS(in)
+		ByPriorityThenQoS(in, Options{})
 		require.Equal(t, []string{"nil", "neg-be", "neg", "stored"}, names(in))
 	})
 }

@@ -17,7 +17,9 @@
 //   - pkg/api/v1/resource GetResourceRequestQuantity over k8s.io/component-helpers resource
 //     PodRequests, PodLimits and IsPodLevelResourcesSet; component-helpers scheduling/corev1
 //     PodPriority;
-//   - pkg/kubelet/types pod_update.go: IsCriticalPod, IsStaticPod, IsMirrorPod;
+//   - pkg/kubelet/types pod_update.go: IsCriticalPod, IsNodeCriticalPod, IsStaticPod,
+//     IsMirrorPod;
+//   - pkg/kubelet/qos policy.go: GetContainerOOMScoreAdjust ([OOMScoreAdjust]);
 //   - kubernetes-sigs/descheduler SortPodsBasedOnPriorityLowToHigh ([ByPriorityThenQoS]).
 //
 // # Guarantees
@@ -28,21 +30,26 @@
 //     pods sharing namespace, name and UID), and ranking a ranked list changes nothing.
 //   - Quantities are compared exactly, as upstream's Quantity arithmetic does: fractional
 //     and exa-scale requests and sums beyond int64 order correctly.
-//   - Nothing modifies a pod. [ForMemory], [ForDisk], [ForDiskLayout], [ForPIDs],
-//     [ForSignal] and [ByPriorityThenQoS] reorder only the slice they are given.
+//   - Nothing modifies a pod. [ForMemory], [ForDisk], [ForPIDs], [ForSignal] and
+//     [ByPriorityThenQoS] reorder only the slice they are given.
 //   - No package-level state, no feature-gate registry: gates that change answers are fields of
-//     [Options], whose zero value is v1.37.2's default. Package-level functions use it.
+//     [Options], whose zero value is v1.37.2's default; every function a gate affects takes
+//     it as its last argument (one form per operation).
+//   - One vocabulary with package thresholds: signals are [thresholds.Signal], the
+//     signal → resource and signal → filesystem tables are [thresholds.Signal.Resource] and
+//     [thresholds.Signal.Filesystem], the disk layout is [thresholds.Layout], and eviction
+//     messages read [thresholds.Threshold] and [thresholds.Observations] as the kubelet does.
 //   - Nothing panics on bad input: nil pods, a nil [UsageFunc] and unknown signals are
-//     handled (an unknown signal is an error wrapping [ErrUnknownSignal]).
+//     handled (an unknown signal is an error wrapping [thresholds.ErrUnsupportedSignal]).
 //
 // # Ranking
 //
 // [ForMemory] (memory.available, allocatableMemory.available) puts pods without stats first,
 // then pods whose working set exceeds their memory [Request], then lower [Priority], then
-// larger usage above request. [ForDisk] and [ForDiskLayout] (nodefs, imagefs, containerfs;
+// larger usage above request. [ForDisk] (nodefs, imagefs, containerfs;
 // .available and .inodesFree) do the same with disk usage; [ForPIDs] (pid.available) orders
 // by priority, then pods without stats, then more processes. [ForSignal] picks the ranking
-// from a signal name. The first pod that is [Evictable] is the one the kubelet evicts
+// from a [thresholds.Signal]. The first pod that is [Evictable] is the one the kubelet evicts
 // ([Victim]); it evicts at most one per cycle.
 //
 // Each call computes every pod's request and usage once and sorts compact keys, so a ranking
@@ -80,11 +87,11 @@
 //
 // # Disk layouts
 //
-// Which usage a disk ranking adds up depends on the node's filesystems ([Layout]) and on the
-// filesystem under pressure ([Filesystem]); [DiskSources] has the table. [ForDisk] is the
-// layout without a dedicated image filesystem, where every filesystem ranks alike; use
-// [ForDiskLayout] or [ForSignal] for the others. The resource picks bytes
-// (ephemeral-storage, for *.available) or inodes ([ResourceInodes], for *.inodesFree). For
+// Which usage a disk ranking adds up depends on the node's filesystems ([thresholds.Layout])
+// and on the filesystem under pressure ([thresholds.Filesystem]); [DiskSources] has the
+// table. On the zero layout (one filesystem) every filesystem ranks alike. The resource picks
+// bytes (ephemeral-storage, for *.available) or inodes ([thresholds.ResourceInodes], for
+// *.inodesFree). For
 // inodes upstream compares usage with a request for "inodes", which valid pods cannot set,
 // and subtracts the ephemeral-storage request in bytes from the inode count; both quirks are
 // reproduced.
@@ -96,6 +103,13 @@
 // spec as given. Pod-level resources (spec.resources) take precedence when they name cpu,
 // memory or hugepages. [Request] is the request the kubelet ranks by; [Limit] the limit its
 // local-storage check uses.
+//
+// # QoS and the OOM killer
+//
+// QoS also steers the kernel's OOM killer: [OOMScoreAdjust] is the oom_score_adj the kubelet
+// gives each container, -997 for Guaranteed and node-critical pods, 1000 for BestEffort, and
+// in between for Burstable pods by memory request over node capacity (pod-level requests and
+// sidecars included). Its differences from upstream are in its documentation.
 //
 // # Messages and local storage
 //
@@ -128,6 +142,5 @@
 //   - Options added: [Options] carries gates PodLevelResources,
 //     PodLevelResourcesFixKubeletQOSClass, PodLevelResourcesFixDefaulting and
 //     InPlacePodVerticalScalingMemoryBackedVolumes instead of a global registry;
-//     [EvictionMessage] takes resolved thresholds ([ThresholdMet]) instead of threshold and
-//     observation maps; local-storage checks return messages instead of killing pods.
+//     local-storage checks return messages instead of killing pods.
 package ranking

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evictkit/eviction/ranking"
+	"github.com/evictkit/eviction/thresholds"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,9 +33,9 @@ func ExampleQOSClass() {
 	limitsOnly := pod("cache", 0, nil, list("500m", "256Mi"))
 
 	for _, p := range []*v1.Pod{guaranteed, burstable, bestEffort, limitsOnly} {
-		fmt.Printf("%s: %s\n", p.Name, ranking.QOSClass(p))
+		fmt.Printf("%s: %s\n", p.Name, ranking.QOSClass(p, ranking.Options{}))
 	}
-	fmt.Printf("cache as given: %s\n", ranking.ComputeQOSClass(limitsOnly))
+	fmt.Printf("cache as given: %s\n", ranking.ComputeQOSClass(limitsOnly, ranking.Options{}))
 	// Output:
 	// db: Guaranteed
 	// web: Burstable
@@ -59,7 +60,7 @@ func ExampleForMemory() {
 		"api":   {MemoryWorkingSet: 200 * mi},
 	})
 
-	ranking.ForMemory(pods, usage)
+	ranking.ForMemory(pods, usage, ranking.Options{})
 	for _, p := range pods {
 		fmt.Println(p.Name)
 	}
@@ -74,19 +75,19 @@ func ExampleForMemory() {
 	// evict: new
 }
 
-func ExampleForDiskLayout() {
+func ExampleForDisk_layout() {
 	const mi = 1 << 20
 	pods := []*v1.Pod{pod("writer", 0, nil, nil), pod("logger", 0, nil, nil)}
 	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
 		"writer": {Containers: []ranking.ContainerUsage{{Name: "app", Rootfs: ranking.FSUsage{UsedBytes: 900 * mi}}}},
 		"logger": {Containers: []ranking.ContainerUsage{{Name: "app", Logs: ranking.FSUsage{UsedBytes: 50 * mi}}}},
 	})
-	layout := ranking.Layout{DedicatedImageFS: true}
+	layout := thresholds.Layout{DedicatedImageFs: true}
 
 	// nodefs holds logs and volumes; the writable layers live on the image filesystem.
-	ranking.ForDiskLayout(pods, usage, v1.ResourceEphemeralStorage, layout, ranking.NodeFS)
+	ranking.ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, layout, ranking.Options{})
 	fmt.Println("nodefs:", pods[0].Name, pods[1].Name)
-	ranking.ForDiskLayout(pods, usage, v1.ResourceEphemeralStorage, layout, ranking.ImageFS)
+	ranking.ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.ImageFs, layout, ranking.Options{})
 	fmt.Println("imagefs:", pods[0].Name, pods[1].Name)
 	// Output:
 	// nodefs: logger writer
@@ -118,7 +119,7 @@ func ExampleForDisk() {
 	})
 
 	// Pods above their ephemeral-storage request first, the largest excess first.
-	ranking.ForDisk(pods, usage, v1.ResourceEphemeralStorage)
+	ranking.ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, ranking.Options{})
 	for _, p := range pods {
 		fmt.Println(p.Name)
 	}
@@ -162,17 +163,17 @@ func ExampleForSignal() {
 		"forker": {MemoryWorkingSet: 50 * mi, Processes: 500},
 	})
 
-	for _, signal := range []string{"memory.available", "pid.available", "memory.used"} {
-		if err := ranking.ForSignal(pods, usage, signal, ranking.Layout{}); err != nil {
+	for _, signal := range []thresholds.Signal{thresholds.MemoryAvailable, thresholds.PIDAvailable, "memory.used"} {
+		if err := ranking.ForSignal(pods, usage, signal, thresholds.Layout{}, ranking.Options{}); err != nil {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Println(signal+":", pods[0].Name, pods[1].Name)
+		fmt.Println(signal, pods[0].Name, pods[1].Name)
 	}
 	// Output:
-	// memory.available: hog forker
-	// pid.available: forker hog
-	// ranking: unknown eviction signal "memory.used"
+	// memory.available hog forker
+	// pid.available forker hog
+	// ranking: signal "memory.used": unsupported eviction signal
 }
 
 func ExampleEvictionMessage() {
@@ -181,12 +182,10 @@ func ExampleEvictionMessage() {
 	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{
 		"web": {MemoryWorkingSet: 300 * mi, Containers: []ranking.ContainerUsage{{Name: "app", MemoryWorkingSet: 300 * mi}}},
 	})
-	met := []ranking.ThresholdMet{{
-		Signal:    "memory.available",
-		Quantity:  resource.MustParse("100Mi"),
-		Available: *resource.NewQuantity(80*mi, resource.BinarySI),
-	}}
-	msg, annotations := ranking.EvictionMessage(v1.ResourceMemory, p, usage, met)
+	// The thresholds that drove the cycle and what the kubelet observed.
+	met := []thresholds.Threshold{{Signal: thresholds.MemoryAvailable, Value: thresholds.Value{Quantity: resource.NewQuantity(100*mi, resource.BinarySI)}}}
+	obs := thresholds.Observations{thresholds.MemoryAvailable: {Available: resource.NewQuantity(80*mi, resource.BinarySI)}}
+	msg, annotations := ranking.EvictionMessage(v1.ResourceMemory, p, usage, met, obs, ranking.Options{})
 	fmt.Printf("%q\n", msg)
 	fmt.Println(annotations[ranking.OffendingContainersKey], annotations[ranking.OffendingContainersUsageKey])
 	// Output:
@@ -201,7 +200,7 @@ func ExampleByPriorityThenQoS() {
 		pod("besteffort", 0, nil, nil),
 		pod("low", -5, list("1", "1Gi"), list("1", "1Gi")),
 	}
-	ranking.ByPriorityThenQoS(pods)
+	ranking.ByPriorityThenQoS(pods, ranking.Options{})
 	for _, p := range pods {
 		fmt.Println(p.Name)
 	}

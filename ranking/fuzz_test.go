@@ -8,10 +8,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // FuzzForSignal: every string either names a known signal, ranks, and maps to a resource, or
-// is rejected with ErrUnknownSignal leaving the pods as they were. Seeds: the kubelet's signal
+// is rejected with thresholds.ErrUnsupportedSignal leaving the pods as they were. Seeds: the kubelet's signal
 // names and the rejected names of TestForSignal.
 func FuzzForSignal(f *testing.F) {
 	for _, s := range []string{
@@ -26,16 +28,16 @@ func FuzzForSignal(f *testing.F) {
 		pods := []*v1.Pod{storagePod("b", "1Gi"), memPod("a", "1Mi"), storagePod("c", "")}
 		in := slices.Clone(pods)
 		usage := usageMap(map[string]Usage{"a": {MemoryWorkingSet: mib(2)}, "c": rootLogs(mib(1), 1)})
-		err := ForSignal(pods, usage, signal, Layout{DedicatedImageFS: imagefs, SplitContainerFS: split})
-		res, known := SignalResource(signal)
+		err := ForSignal(pods, usage, thresholds.Signal(signal), thresholds.Layout{DedicatedImageFs: imagefs, SplitContainerImageFs: split}, Options{})
+		res, known := thresholds.Signal(signal).Resource()
 		switch {
 		case known && err != nil:
 			t.Fatalf("known signal %q (%s) rejected: %v", signal, res, err)
-		case !known && !errors.Is(err, ErrUnknownSignal):
+		case !known && !errors.Is(err, thresholds.ErrUnsupportedSignal):
 			t.Fatalf("unknown signal %q: err = %v", signal, err)
 		case !known && !slices.Equal(in, pods):
 			t.Fatalf("unknown signal %q reordered pods", signal)
-		case known && res != v1.ResourceMemory && res != v1.ResourceEphemeralStorage && res != ResourceInodes && res != ResourcePIDs:
+		case known && res != v1.ResourceMemory && res != v1.ResourceEphemeralStorage && res != thresholds.ResourceInodes && res != thresholds.ResourcePIDs:
 			t.Fatalf("signal %q maps to %q", signal, res)
 		}
 	})
@@ -44,7 +46,7 @@ func FuzzForSignal(f *testing.F) {
 // FuzzMemoryOrder parses two memory requests and ranks two pods with the given working sets;
 // the order must be the one upstream's comparators (exact Quantity arithmetic, evaluated per
 // comparison) allow. This exercises the fast int64 path and the exact fallback of the sort
-// keys. Seeds: the quantities of TestExactQuantities and the spec cases.
+// keys. Seeds: the quantities of TestExactQuantities and of the ranking table tests.
 func FuzzMemoryOrder(f *testing.F) {
 	seeds := []struct {
 		a, b   string
@@ -81,7 +83,7 @@ func FuzzMemoryOrder(f *testing.F) {
 		chain := naiveMemoryChain(usage)
 		x, y := []*v1.Pod{pa, pb}, []*v1.Pod{pb, pa}
 		for _, in := range [][]*v1.Pod{x, y} {
-			ForMemory(in, usage)
+			ForMemory(in, usage, Options{})
 			if naiveCompare(chain, in[0], in[1]) > 0 {
 				t.Fatalf("requests %s, %s; usage %d, %d: got %v, upstream puts the second first", a, b, ua, ub, names(in))
 			}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // genKeyed draws pods with shared and nil identities and keys whose fields come either from
@@ -108,10 +110,12 @@ func TestRankSmallDoesNotAllocate(t *testing.T) {
 	pods, usage := benchPods(110)
 	work := make([]*v1.Pod, len(pods))
 	for name, rank := range map[string]func(){
-		"memory":      func() { ForMemory(work, usage) },
-		"disk":        func() { ForDisk(work, usage, v1.ResourceEphemeralStorage) },
+		"memory": func() { ForMemory(work, usage, Options{}) },
+		"disk": func() {
+			ForDisk(work, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
+		},
 		"pids":        func() { ForPIDs(work, usage) },
-		"descheduler": func() { ByPriorityThenQoS(work) },
+		"descheduler": func() { ByPriorityThenQoS(work, Options{}) },
 	} {
 		allocs := testing.AllocsPerRun(20, func() {
 			copy(work, pods)

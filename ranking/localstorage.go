@@ -5,6 +5,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/podresources"
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // LocalStorageGracePeriodSeconds is the grace period the kubelet gives a pod it evicts for
@@ -18,12 +21,6 @@ type LocalStorageEviction struct {
 	Pod *v1.Pod
 	// Message is the status and event message ([LocalStorageEvictedStatus] writes it).
 	Message string
-}
-
-// LocalStorageViolation reports the first local-storage limit pod exceeds and the eviction
-// message for it, under the default [Options]. See [Options.LocalStorageViolation].
-func LocalStorageViolation(pod *v1.Pod, u Usage, layout Layout) (string, bool) {
-	return Options{}.LocalStorageViolation(pod, u, layout)
 }
 
 // LocalStorageViolation reports the first local-storage limit pod exceeds, given its usage u,
@@ -44,12 +41,12 @@ func LocalStorageViolation(pod *v1.Pod, u Usage, layout Layout) (string, bool) {
 //     logs bytes, plus rootfs bytes unless layout has a dedicated image filesystem, exceed it:
 //     `Container <name> exceeded its local ephemeral storage limit "<limit>". `.
 //
-// It does not look at criticality; [Options.LocalStorageEvictions] does. pod is not modified.
-func (o Options) LocalStorageViolation(pod *v1.Pod, u Usage, layout Layout) (string, bool) {
+// It does not look at criticality; [LocalStorageEvictions] does. pod is not modified.
+func LocalStorageViolation(pod *v1.Pod, u Usage, layout thresholds.Layout, opts Options) (string, bool) {
 	if pod == nil {
 		return "", false
 	}
-	if msg, ok := o.emptyDirViolation(pod, u); ok {
+	if msg, ok := opts.emptyDirViolation(pod, u); ok {
 		return msg, true
 	}
 	if limit, ok := Limit(pod, v1.ResourceEphemeralStorage); ok {
@@ -65,7 +62,7 @@ func (o Options) LocalStorageViolation(pod *v1.Pod, u Usage, layout Layout) (str
 			continue
 		}
 		use := quantityOf(cu.Logs.UsedBytes)
-		if !layout.DedicatedImageFS {
+		if !layout.DedicatedImageFs {
 			use.Add(quantityOf(cu.Rootfs.UsedBytes))
 		}
 		if limit.Cmp(use) < 0 {
@@ -130,33 +127,27 @@ func containerStorageLimit(pod *v1.Pod, name string) (resource.Quantity, bool) {
 		consider(&pod.Spec.Containers[i])
 	}
 	for i := range pod.Spec.InitContainers {
-		if isSidecar(&pod.Spec.InitContainers[i]) {
+		if podresources.IsSidecar(&pod.Spec.InitContainers[i]) {
 			consider(&pod.Spec.InitContainers[i])
 		}
 	}
 	return limit, found
 }
 
-// LocalStorageEvictions returns the pods the kubelet evicts in one cycle for exceeding
-// local-storage limits, under the default [Options]. See [Options.LocalStorageEvictions].
-func LocalStorageEvictions(pods []*v1.Pod, usage UsageFunc, layout Layout) []LocalStorageEviction {
-	return Options{}.LocalStorageEvictions(pods, usage, layout)
-}
-
 // LocalStorageEvictions returns, in input order, the pods the kubelet evicts in one cycle for
 // exceeding local-storage limits (upstream: localStorageEviction, which runs before
 // pressure-driven eviction and independently of it): every pod with stats that has a
-// [Options.LocalStorageViolation] and is [Evictable]. Critical pods are refused, as upstream's
+// [LocalStorageViolation] and is [Evictable]. Critical pods are refused, as upstream's
 // evictPod refuses them. Several pods may be returned; the kubelet evicts each with
 // [LocalStorageGracePeriodSeconds], no annotations and no DisruptionTarget condition.
-func (o Options) LocalStorageEvictions(pods []*v1.Pod, usage UsageFunc, layout Layout) []LocalStorageEviction {
+func LocalStorageEvictions(pods []*v1.Pod, usage UsageFunc, layout thresholds.Layout, opts Options) []LocalStorageEviction {
 	var out []LocalStorageEviction
 	for _, p := range pods {
 		u, found := lookup(usage, p)
 		if !found || !Evictable(p) {
 			continue
 		}
-		if msg, ok := o.LocalStorageViolation(p, u, layout); ok {
+		if msg, ok := LocalStorageViolation(p, u, layout, opts); ok {
 			out = append(out, LocalStorageEviction{Pod: p, Message: msg})
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/evictkit/eviction/podresources"
+	"github.com/evictkit/eviction/thresholds"
 )
 
 const (
@@ -28,36 +31,17 @@ const (
 	StarvedResourceKey = "starved_resource"
 )
 
-// ThresholdMet is an eviction threshold that drove an eviction cycle, with the values the
-// eviction message prints already resolved by the caller (the thresholds package or the
-// kubelet's observations).
-type ThresholdMet struct {
-	// Signal is the kubelet signal name, such as "memory.available" ([SignalResource] maps
-	// it to a resource).
-	Signal string
-	// Quantity is the threshold resolved against the signal's capacity (a percentage becomes
-	// an absolute amount), without minimum reclaim.
-	Quantity resource.Quantity
-	// Available is the amount observed available.
-	Available resource.Quantity
-}
-
 // EvictionMessage returns the message and event annotations the kubelet writes when it evicts
-// pod for pressure on resource res, under the default [Options]. See
-// [Options.EvictionMessage].
-func EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFunc, met []ThresholdMet) (string, map[string]string) {
-	return Options{}.EvictionMessage(res, pod, usage, met)
-}
-
-// EvictionMessage returns the message and event annotations the kubelet writes when it evicts
-// pod for pressure on resource res (memory, ephemeral-storage, [ResourceInodes] or
-// [ResourcePIDs]) (upstream: evictionMessage and getThresholdMetInfo). met lists the
-// thresholds of the cycle that have an observation, in the kubelet's order. Every fragment
-// ends in ". ":
+// pod for pressure on resource res (memory, ephemeral-storage, [thresholds.ResourceInodes] or
+// [thresholds.ResourcePIDs]) (upstream: evictionMessage and getThresholdMetInfo). met are the
+// thresholds that drove the cycle, in the kubelet's order (eviction priority), and obs the
+// cycle's observations. Every fragment ends in ". ":
 //
 //  1. "The node was low on resource: <res>. ";
-//  2. for the first entry of met whose signal starves res:
-//     "Threshold quantity: <quantity>, available: <available>. ";
+//  2. for the first threshold of met whose signal starves res ([thresholds.Signal.Resource])
+//     and is observed in obs: "Threshold quantity: <quantity>, available: <available>. ",
+//     the quantity being the threshold resolved against the observed capacity
+//     ([thresholds.Value.Resolve]);
 //  3. if pod has no stats the message ends here and the annotations are empty;
 //  4. for memory, when pod-level resources are in use and the pod requests memory at pod
 //     level: "Pod <name> was using <usage>, request is <request>, has larger consumption of
@@ -73,12 +57,15 @@ func EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFunc, met []Th
 //
 // Quantities print in canonical form (usage as binary-SI bytes); requests print as stored in
 // the spec. pod is not modified. A nil pod is named "".
-func (o Options) EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFunc, met []ThresholdMet) (string, map[string]string) {
+func EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFunc, met []thresholds.Threshold, obs thresholds.Observations, opts Options) (string, map[string]string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The node was low on resource: %s. ", res)
-	for i := range met {
-		if r, ok := SignalResource(met[i].Signal); ok && r == res {
-			q, a := met[i].Quantity, met[i].Available
+	for _, t := range met {
+		if r, ok := t.Signal.Resource(); !ok || r != res {
+			continue
+		}
+		if o, ok := obs[t.Signal]; ok && o.Available != nil {
+			q, a := t.Value.Resolve(o.Capacity), o.Available.DeepCopy()
 			fmt.Fprintf(&b, "Threshold quantity: %s, available: %s. ", q.String(), a.String())
 			break
 		}
@@ -89,7 +76,7 @@ func (o Options) EvictionMessage(res v1.ResourceName, pod *v1.Pod, usage UsageFu
 		return b.String(), annotations
 	}
 
-	if res == v1.ResourceMemory && !o.DisablePodLevelResources && HasPodLevelResources(pod) {
+	if res == v1.ResourceMemory && !opts.DisablePodLevelResources && podresources.HasPodLevelResources(pod) {
 		if req, ok := pod.Spec.Resources.Requests[v1.ResourceMemory]; ok {
 			use := quantityOf(u.MemoryWorkingSet)
 			fmt.Fprintf(&b, "Pod %s was using %s, request is %s, has larger consumption of %s. ",

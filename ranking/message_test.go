@@ -9,26 +9,51 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
-func met(signal, quantity string, available int64) ThresholdMet {
-	return ThresholdMet{Signal: signal, Quantity: resource.MustParse(quantity), Available: *resource.NewQuantity(available, resource.BinarySI)}
+// metThreshold is one threshold that drove a cycle and the observation of its signal.
+type metThreshold struct {
+	signal    thresholds.Signal
+	quantity  string
+	available resource.Quantity
 }
 
-// TestEvictionMessageSpec covers spec cases 32–37 (section 8).
-func TestEvictionMessageSpec(t *testing.T) {
-	memThreshold := []ThresholdMet{met("pid.available", "10", 5), met("memory.available", "2Gi", int64(mib(1500)))}
+func met(signal thresholds.Signal, quantity string, available int64) metThreshold {
+	return metThreshold{signal, quantity, *resource.NewQuantity(available, resource.BinarySI)}
+}
+
+// split turns ms into what EvictionMessage reads: the thresholds, in order, and the
+// observations of their signals.
+func split(ms []metThreshold) ([]thresholds.Threshold, thresholds.Observations) {
+	var ts []thresholds.Threshold
+	obs := thresholds.Observations{}
+	for _, m := range ms {
+		q := resource.MustParse(m.quantity)
+		ts = append(ts, thresholds.Threshold{Signal: m.signal, Value: thresholds.Value{Quantity: &q}})
+		a := m.available.DeepCopy()
+		obs[m.signal] = thresholds.Observation{Available: &a}
+	}
+	return ts, obs
+}
+
+// TestEvictionMessage covers the message and annotations of a pressure eviction: the
+// threshold clause, the pod-level and container clauses for memory and ephemeral-storage,
+// and none for inodes and PIDs or for a pod without stats.
+func TestEvictionMessage(t *testing.T) {
+	memThreshold := []metThreshold{met("pid.available", "10", 5), met("memory.available", "2Gi", int64(mib(1500)))}
 	tests := []struct {
 		name    string
 		res     v1.ResourceName
 		pod     *v1.Pod
 		usage   map[string]Usage
-		met     []ThresholdMet
+		met     []metThreshold
 		want    string
 		wantAnn map[string]string
 	}{
 		{
-			name:  "32 memory, containers without memory figures",
+			name:  "memory, containers without memory figures: the first threshold on memory",
 			res:   v1.ResourceMemory,
 			pod:   memPod("p", "100Mi"),
 			usage: map[string]Usage{"p": {MemoryWorkingSet: mib(500), Containers: []ContainerUsage{{Name: "c"}}}},
@@ -38,28 +63,28 @@ func TestEvictionMessageSpec(t *testing.T) {
 				StarvedResourceKey: "memory"},
 		},
 		{
-			name:  "33 pids",
-			res:   ResourcePIDs,
+			name:  "pids: the pid threshold, not the memory one before it",
+			res:   thresholds.ResourcePIDs,
 			pod:   mkPod("p"),
 			usage: map[string]Usage{"p": {Processes: 1000}},
-			met:   []ThresholdMet{met("memory.available", "1Gi", 1), {Signal: "pid.available", Quantity: resource.MustParse("1200"), Available: *resource.NewQuantity(500, resource.DecimalSI)}},
+			met:   []metThreshold{met("memory.available", "1Gi", 1), {"pid.available", "1200", *resource.NewQuantity(500, resource.DecimalSI)}},
 			want:  "The node was low on resource: pids. Threshold quantity: 1200, available: 500. ",
 			wantAnn: map[string]string{OffendingContainersKey: "", OffendingContainersUsageKey: "",
 				StarvedResourceKey: "pids"},
 		},
 		{
-			name:  "34 nodefs, container above requests",
+			name:  "nodefs, container above requests",
 			res:   v1.ResourceEphemeralStorage,
 			pod:   mkPod("p", containers(ctr("above-requests", rl("ephemeral-storage", "100Mi"), nil))),
 			usage: map[string]Usage{"p": {Containers: []ContainerUsage{{Name: "above-requests", Rootfs: FSUsage{UsedBytes: mib(700)}}}}},
-			met:   []ThresholdMet{met("nodefs.available", "2Gi", int64(mib(1536)))},
+			met:   []metThreshold{met("nodefs.available", "2Gi", int64(mib(1536)))},
 			want: "The node was low on resource: ephemeral-storage. Threshold quantity: 2Gi, available: 1536Mi. " +
 				"Container above-requests was using 700Mi, request is 100Mi, has larger consumption of ephemeral-storage. ",
 			wantAnn: map[string]string{OffendingContainersKey: "above-requests", OffendingContainersUsageKey: "700Mi",
 				StarvedResourceKey: "ephemeral-storage"},
 		},
 		{
-			name:  "35 init container over its request",
+			name:  "init container over its request",
 			res:   v1.ResourceMemory,
 			pod:   mkPod("p", initContainers(ctr("init1", rl("memory", "100Mi"), nil)), containers(ctr("main", rl("memory", "1Gi"), nil))),
 			usage: map[string]Usage{"p": {Containers: []ContainerUsage{{Name: "init1", MemoryWorkingSet: mib(150)}}}},
@@ -69,7 +94,7 @@ func TestEvictionMessageSpec(t *testing.T) {
 				StarvedResourceKey: "memory"},
 		},
 		{
-			name: "35 sidecar over, ephemeral container ignored, no request reads 0, stats order",
+			name: "sidecar over, ephemeral container ignored, no request reads 0, stats order",
 			res:  v1.ResourceMemory,
 			pod: func() *v1.Pod {
 				p := mkPod("p", initContainers(sidecar("side", rl("memory", "200Mi"), nil)),
@@ -90,7 +115,7 @@ func TestEvictionMessageSpec(t *testing.T) {
 				StarvedResourceKey: "memory"},
 		},
 		{
-			name: "36 pod-level memory request",
+			name: "pod-level memory request",
 			res:  v1.ResourceMemory,
 			pod:  mkPod("web", containers(ctr("a", nil, nil), ctr("b", nil, nil)), podResources(rl("memory", "250Mi"), nil)),
 			usage: map[string]Usage{"web": {MemoryWorkingSet: mib(600), Containers: []ContainerUsage{
@@ -103,7 +128,7 @@ func TestEvictionMessageSpec(t *testing.T) {
 				OffendingContainersKey: "a,b", OffendingContainersUsageKey: "250Mi,350Mi", StarvedResourceKey: "memory"},
 		},
 		{
-			name:  "36 pod-level clause even below the request",
+			name:  "pod-level clause even below the request",
 			res:   v1.ResourceMemory,
 			pod:   mkPod("web", containers(ctr("a", nil, nil)), podResources(rl("memory", "250Mi"), nil)),
 			usage: map[string]Usage{"web": {MemoryWorkingSet: mib(100)}},
@@ -113,7 +138,7 @@ func TestEvictionMessageSpec(t *testing.T) {
 				OffendingContainersKey: "", OffendingContainersUsageKey: "", StarvedResourceKey: "memory"},
 		},
 		{
-			name:    "37 no stats",
+			name:    "no stats: threshold clause only, no annotations",
 			res:     v1.ResourceMemory,
 			pod:     memPod("p", "1"),
 			met:     memThreshold,
@@ -122,7 +147,7 @@ func TestEvictionMessageSpec(t *testing.T) {
 		},
 		{
 			name:  "inodes: no container clause",
-			res:   ResourceInodes,
+			res:   thresholds.ResourceInodes,
 			pod:   mkPod("p", containers(ctr("c", nil, nil))),
 			usage: map[string]Usage{"p": {Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{UsedBytes: 1, InodesUsed: 100}}}}},
 			want:  "The node was low on resource: inodes. ",
@@ -133,7 +158,8 @@ func TestEvictionMessageSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pod.DeepCopy()
-			msg, ann := EvictionMessage(tc.res, tc.pod, usageMap(tc.usage), tc.met)
+			ts, obs := split(tc.met)
+			msg, ann := EvictionMessage(tc.res, tc.pod, usageMap(tc.usage), ts, obs, Options{})
 			assert.Equal(t, tc.want, msg)
 			assert.Equal(t, tc.wantAnn, ann)
 			assert.Equal(t, before, tc.pod)
@@ -143,14 +169,15 @@ func TestEvictionMessageSpec(t *testing.T) {
 
 func TestEvictionMessageGateOff(t *testing.T) {
 	pod := mkPod("web", containers(ctr("a", nil, nil)), podResources(rl("memory", "250Mi"), nil))
-	msg, ann := Options{DisablePodLevelResources: true}.EvictionMessage(v1.ResourceMemory, pod,
-		usageMap(map[string]Usage{"web": {MemoryWorkingSet: mib(600)}}), nil)
+	msg, ann := EvictionMessage(v1.ResourceMemory, pod,
+		usageMap(map[string]Usage{"web": {MemoryWorkingSet: mib(600)}}), nil, nil, Options{DisablePodLevelResources: true})
 	assert.Equal(t, "The node was low on resource: memory. ", msg)
 	assert.NotContains(t, ann, OffendingPodKey)
 }
 
-// TestEvictedStatusSpec covers the status half of spec case 32.
-func TestEvictedStatusSpec(t *testing.T) {
+// TestEvictedStatus covers the status the kubelet writes for an eviction: phase, reason,
+// message and the DisruptionTarget condition.
+func TestEvictedStatus(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	earlier := metav1.NewTime(now.Add(-time.Hour))
 	msg := "The node was low on resource: memory. "

@@ -5,6 +5,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // The naive ranking below follows upstream's structure (pkg/kubelet/eviction helpers.go
@@ -128,7 +130,7 @@ func naiveDiskUsage(pod *v1.Pod, u Usage, src Sources, res v1.ResourceName) reso
 	switch res {
 	case v1.ResourceEphemeralStorage:
 		return bytes
-	case ResourceInodes:
+	case thresholds.ResourceInodes:
 		return inodes
 	default:
 		return resource.Quantity{}

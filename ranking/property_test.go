@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // Generators. Values come from small sets so that ties, equal priorities and exact request
@@ -130,7 +132,7 @@ type ranking struct {
 
 func rankings() []ranking {
 	out := []ranking{
-		{"memory", ForMemory, naiveMemoryChain, func(p *v1.Pod, u Usage) bool {
+		{"memory", func(p []*v1.Pod, u UsageFunc) { ForMemory(p, u, Options{}) }, naiveMemoryChain, func(p *v1.Pod, u Usage) bool {
 			m := naiveUsage(u.MemoryWorkingSet)
 			return m.Cmp(Request(p, v1.ResourceMemory)) > 0
 		}},
@@ -138,22 +140,22 @@ func rankings() []ranking {
 	}
 	// One (layout, filesystem) per distinct set of sources.
 	type disk struct {
-		layout Layout
-		fs     Filesystem
+		layout thresholds.Layout
+		fs     thresholds.Filesystem
 	}
 	disks := []disk{
-		{Layout{}, NodeFS},
-		{Layout{DedicatedImageFS: true}, NodeFS},
-		{Layout{DedicatedImageFS: true}, ImageFS},
-		{Layout{DedicatedImageFS: true, SplitContainerFS: true}, ContainerFS},
-		{Layout{DedicatedImageFS: true, SplitContainerFS: true}, ImageFS},
+		{thresholds.Layout{}, thresholds.NodeFs},
+		{thresholds.Layout{DedicatedImageFs: true}, thresholds.NodeFs},
+		{thresholds.Layout{DedicatedImageFs: true}, thresholds.ImageFs},
+		{thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true}, thresholds.ContainerFs},
+		{thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true}, thresholds.ImageFs},
 	}
 	for _, d := range disks {
 		src := DiskSources(d.fs, d.layout)
-		for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, ResourceInodes} {
+		for _, res := range []v1.ResourceName{v1.ResourceEphemeralStorage, thresholds.ResourceInodes} {
 			out = append(out, ranking{
 				name:  fmt.Sprintf("disk %s %s %+v", res, d.fs, d.layout),
-				rank:  func(p []*v1.Pod, u UsageFunc) { ForDiskLayout(p, u, res, d.layout, d.fs) },
+				rank:  func(p []*v1.Pod, u UsageFunc) { ForDisk(p, u, res, d.fs, d.layout, Options{}) },
 				chain: func(u UsageFunc) []naiveCmp { return naiveDiskChain(u, src, res) },
 				exceeds: func(p *v1.Pod, u Usage) bool {
 					d := naiveDiskUsage(p, u, src, res)
@@ -264,12 +266,12 @@ func TestDeschedulerProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pods, _ := genScenario(t)
 		got := slices.Clone(pods)
-		ByPriorityThenQoS(got)
+		ByPriorityThenQoS(got, Options{})
 		perm := rapid.Permutation(pods).Draw(t, "perm")
-		ByPriorityThenQoS(perm)
+		ByPriorityThenQoS(perm, Options{})
 		samePointers(t, "shuffled input", got, perm)
 		again := slices.Clone(got)
-		ByPriorityThenQoS(again)
+		ByPriorityThenQoS(again, Options{})
 		samePointers(t, "ranked twice", got, again)
 		for i := 1; i < len(got); i++ {
 			a, b := got[i-1], got[i]
@@ -283,8 +285,8 @@ func TestDeschedulerProperties(t *testing.T) {
 			}
 			samePrio := (a.Spec.Priority == nil && b.Spec.Priority == nil) ||
 				(a.Spec.Priority != nil && b.Spec.Priority != nil && *a.Spec.Priority == *b.Spec.Priority)
-			if samePrio && qosRank(QOSClass(a)) > qosRank(QOSClass(b)) {
-				t.Fatalf("%s (%s) before %s (%s)", a.UID, QOSClass(a), b.UID, QOSClass(b))
+			if samePrio && qosRank(QOSClass(a, Options{})) > qosRank(QOSClass(b, Options{})) {
+				t.Fatalf("%s (%s) before %s (%s)", a.UID, QOSClass(a, Options{}), b.UID, QOSClass(b, Options{}))
 			}
 		}
 	})
@@ -318,10 +320,10 @@ func TestQOSGuaranteedLaw(t *testing.T) {
 			}
 			p.Spec.InitContainers = append(p.Spec.InitContainers, c)
 		}
-		if got := ComputeQOSClass(p); got != v1.PodQOSGuaranteed {
+		if got := ComputeQOSClass(p, Options{}); got != v1.PodQOSGuaranteed {
 			t.Fatalf("ComputeQOSClass = %s", got)
 		}
-		if got := QOSClass(p); got != v1.PodQOSGuaranteed {
+		if got := QOSClass(p, Options{}); got != v1.PodQOSGuaranteed {
 			t.Fatalf("QOSClass = %s", got)
 		}
 	})
@@ -338,11 +340,11 @@ func TestQOSProperties(t *testing.T) {
 			DisablePodLevelResourcesFixKubeletQOSClass: rapid.Bool().Draw(t, "qos-fix-off"),
 			DisablePodLevelResourcesFixDefaulting:      rapid.Bool().Draw(t, "defaulting-fix-off"),
 		}
-		d := opts.DefaultedRequests(p)
-		if got, want := opts.QOSClass(p), opts.ComputeQOSClass(d); got != want {
+		d := DefaultedRequests(p, opts)
+		if got, want := QOSClass(p, opts), ComputeQOSClass(d, opts); got != want {
 			t.Fatalf("QOSClass = %s, ComputeQOSClass(defaulted) = %s", got, want)
 		}
-		if !equalPods(d, opts.DefaultedRequests(d)) {
+		if !equalPods(d, DefaultedRequests(d, opts)) {
 			t.Fatalf("defaulting not idempotent")
 		}
 		if !equalPods(before, p) {

@@ -2,38 +2,29 @@ package ranking
 
 import (
 	v1 "k8s.io/api/core/v1"
-)
 
-// QOSClass returns pod's QoS class under the default [Options]. See [Options.QOSClass].
-func QOSClass(pod *v1.Pod) v1.PodQOSClass {
-	return Options{}.QOSClass(pod)
-}
+	"github.com/evictkit/eviction/podresources"
+)
 
 // QOSClass returns pod's QoS class as the API server stores it and the kubelet reads it
 // (upstream: qos.GetPodQOS): status.qosClass when it is set, else the class computed
-// ([Options.ComputeQOSClass]) on pod as API defaulting leaves it ([Options.DefaultedRequests]),
+// ([ComputeQOSClass]) on pod as API defaulting leaves it ([DefaultedRequests]),
 // so a container with limits but no requests counts as requesting its limits. pod is not
 // modified. A nil pod is BestEffort.
-func (o Options) QOSClass(pod *v1.Pod) v1.PodQOSClass {
+func QOSClass(pod *v1.Pod, opts Options) v1.PodQOSClass {
 	if pod == nil {
 		return v1.PodQOSBestEffort
 	}
 	if pod.Status.QOSClass != "" {
 		return pod.Status.QOSClass
 	}
-	return o.computeQOS(pod, true)
-}
-
-// ComputeQOSClass computes pod's QoS class from its spec as given, under the default
-// [Options]. See [Options.ComputeQOSClass].
-func ComputeQOSClass(pod *v1.Pod) v1.PodQOSClass {
-	return Options{}.ComputeQOSClass(pod)
+	return opts.computeQOS(pod, true)
 }
 
 // ComputeQOSClass computes pod's QoS class from its spec exactly as given, ignoring
 // status.qosClass and applying no defaulting (upstream: qos.ComputePodQOS):
 //
-//   - with pod-level resources in use (gate on and [HasPodLevelResources]; with the
+//   - with pod-level resources in use (gate on and [podresources.HasPodLevelResources]; with the
 //     QOS-class fix gate off, any non-nil spec.resources) the class is that of
 //     spec.resources alone;
 //   - otherwise each init (plain or sidecar) and regular container has a class; any
@@ -46,11 +37,11 @@ func ComputeQOSClass(pod *v1.Pod) v1.PodQOSClass {
 // (absent = 0, compared by value) is Burstable, equal and zero is BestEffort, equal and
 // non-zero is Guaranteed, and cpu and memory must agree for the set to be Guaranteed or
 // BestEffort. A nil pod is BestEffort.
-func (o Options) ComputeQOSClass(pod *v1.Pod) v1.PodQOSClass {
+func ComputeQOSClass(pod *v1.Pod, opts Options) v1.PodQOSClass {
 	if pod == nil {
 		return v1.PodQOSBestEffort
 	}
-	return o.computeQOS(pod, false)
+	return opts.computeQOS(pod, false)
 }
 
 // computeQOS is ComputeQOSClass on pod, or on pod as defaulting would leave it when defaulted
@@ -62,7 +53,7 @@ func (o Options) computeQOS(pod *v1.Pod, defaulted bool) v1.PodQOSClass {
 		res = o.defaultedPodResources(pod)
 	}
 	if !o.DisablePodLevelResources && res != nil &&
-		(o.DisablePodLevelResourcesFixKubeletQOSClass || podLevelSet(res)) {
+		(o.DisablePodLevelResourcesFixKubeletQOSClass || podresources.HasPodLevelSet(res)) {
 		return requirementsQOS(res.Requests, res.Limits, false)
 	}
 	var class v1.PodQOSClass

@@ -20,7 +20,8 @@ func guaranteed(name string) v1.Container {
 
 func bestEffort(name string) v1.Container { return ctr(name, nil, nil) }
 
-// TestQOSClassSpec covers spec cases 1–11 (section 1).
+// TestQOSClassSpec covers the QoS classes: Guaranteed, BestEffort and Burstable containers,
+// the stored class, defaulting, and pod-level resources with their gates.
 func TestQOSClassSpec(t *testing.T) {
 	ephemeral := func(p *v1.Pod) {
 		p.Spec.EphemeralContainers = []v1.EphemeralContainer{{EphemeralContainerCommon: v1.EphemeralContainerCommon{Name: "debug"}}}
@@ -33,39 +34,39 @@ func TestQOSClassSpec(t *testing.T) {
 		compute v1.PodQOSClass // ComputeQOSClass on the pod as given
 		want    v1.PodQOSClass // QOSClass (status, else defaulted)
 	}{
-		{"1 requests with ephemeral-storage, equal cpu and memory limits", mkPod("p", containers(ctr("c",
+		{"requests with ephemeral-storage, equal cpu and memory limits", mkPod("p", containers(ctr("c",
 			rl("cpu", "100m", "memory", "100Mi", "ephemeral-storage", "10Gi"), rl("cpu", "100m", "memory", "100Mi")))), Options{}, gu, gu},
-		{"2 no resources", mkPod("p", containers(bestEffort("c"))), Options{}, be, be},
-		{"2 zero requests", mkPod("p", containers(ctr("c", rl("cpu", "0", "memory", "0"), nil))), Options{}, be, be},
-		{"2 zero requests and limits", mkPod("p", containers(ctr("c", rl("cpu", "0", "memory", "0"), rl("cpu", "0", "memory", "0")))), Options{}, be, be},
-		{"2 only ephemeral-storage", mkPod("p", containers(ctr("c", rl("ephemeral-storage", "1Gi"), rl("ephemeral-storage", "1Gi")))), Options{}, be, be},
-		{"3 limits 200m/200Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi")))), Options{}, bu, bu},
-		{"3 limits 100m/200Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi")))), Options{}, bu, bu},
-		{"3 limits 200m/100Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi")))), Options{}, bu, bu},
-		{"3 no limits", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), nil))), Options{}, bu, bu},
-		{"3 cpu only", mkPod("p", containers(ctr("c", rl("cpu", "100m"), nil))), Options{}, bu, bu},
-		{"4 G+G", mkPod("p", containers(guaranteed("a"), guaranteed("b"))), Options{}, gu, gu},
-		{"4 BE+BE", mkPod("p", containers(bestEffort("a"), bestEffort("b"))), Options{}, be, be},
-		{"4 G+BE", mkPod("p", containers(guaranteed("a"), bestEffort("b"))), Options{}, bu, bu},
-		{"4 G+init G", mkPod("p", containers(guaranteed("a")), initContainers(guaranteed("b"))), Options{}, gu, gu},
-		{"4 BE+init BE", mkPod("p", containers(bestEffort("a")), initContainers(bestEffort("b"))), Options{}, be, be},
-		{"4 G+init BE", mkPod("p", containers(guaranteed("a")), initContainers(bestEffort("b"))), Options{}, bu, bu},
-		{"4 G+sidecar BE", mkPod("p", containers(guaranteed("a")), initContainers(sidecar("b", nil, nil))), Options{}, bu, bu},
-		{"5 G plus ephemeral container", mkPod("p", containers(guaranteed("a")), ephemeral), Options{}, gu, gu},
-		{"6 limits only", mkPod("p", containers(ctr("c", nil, rl("cpu", "1", "memory", "1Gi")))), Options{}, bu, gu},
-		{"7 stored class wins", mkPod("p", containers(guaranteed("a")), status(be)), Options{}, gu, be},
-		{"8 empty pod-level resources", mkPod("p", containers(guaranteed("a")), podResources(v1.ResourceList{}, v1.ResourceList{})), Options{}, gu, gu},
-		{"8 empty pod-level resources, QOS fix gate off", mkPod("p", containers(guaranteed("a")), podResources(v1.ResourceList{}, v1.ResourceList{})),
+		{"no resources", mkPod("p", containers(bestEffort("c"))), Options{}, be, be},
+		{"zero requests", mkPod("p", containers(ctr("c", rl("cpu", "0", "memory", "0"), nil))), Options{}, be, be},
+		{"zero requests and limits", mkPod("p", containers(ctr("c", rl("cpu", "0", "memory", "0"), rl("cpu", "0", "memory", "0")))), Options{}, be, be},
+		{"only ephemeral-storage", mkPod("p", containers(ctr("c", rl("ephemeral-storage", "1Gi"), rl("ephemeral-storage", "1Gi")))), Options{}, be, be},
+		{"limits 200m/200Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi")))), Options{}, bu, bu},
+		{"limits 100m/200Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi")))), Options{}, bu, bu},
+		{"limits 200m/100Mi", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi")))), Options{}, bu, bu},
+		{"no limits", mkPod("p", containers(ctr("c", rl("cpu", "100m", "memory", "100Mi"), nil))), Options{}, bu, bu},
+		{"cpu only", mkPod("p", containers(ctr("c", rl("cpu", "100m"), nil))), Options{}, bu, bu},
+		{"G+G", mkPod("p", containers(guaranteed("a"), guaranteed("b"))), Options{}, gu, gu},
+		{"BE+BE", mkPod("p", containers(bestEffort("a"), bestEffort("b"))), Options{}, be, be},
+		{"G+BE", mkPod("p", containers(guaranteed("a"), bestEffort("b"))), Options{}, bu, bu},
+		{"G+init G", mkPod("p", containers(guaranteed("a")), initContainers(guaranteed("b"))), Options{}, gu, gu},
+		{"BE+init BE", mkPod("p", containers(bestEffort("a")), initContainers(bestEffort("b"))), Options{}, be, be},
+		{"G+init BE", mkPod("p", containers(guaranteed("a")), initContainers(bestEffort("b"))), Options{}, bu, bu},
+		{"G+sidecar BE", mkPod("p", containers(guaranteed("a")), initContainers(sidecar("b", nil, nil))), Options{}, bu, bu},
+		{"G plus ephemeral container", mkPod("p", containers(guaranteed("a")), ephemeral), Options{}, gu, gu},
+		{"limits only", mkPod("p", containers(ctr("c", nil, rl("cpu", "1", "memory", "1Gi")))), Options{}, bu, gu},
+		{"stored class wins", mkPod("p", containers(guaranteed("a")), status(be)), Options{}, gu, be},
+		{"empty pod-level resources", mkPod("p", containers(guaranteed("a")), podResources(v1.ResourceList{}, v1.ResourceList{})), Options{}, gu, gu},
+		{"empty pod-level resources, QOS fix gate off", mkPod("p", containers(guaranteed("a")), podResources(v1.ResourceList{}, v1.ResourceList{})),
 			Options{DisablePodLevelResourcesFixKubeletQOSClass: true}, be, be},
-		{"9 pod-level zero cpu and memory", mkPod("p", containers(guaranteed("a")),
+		{"pod-level zero cpu and memory", mkPod("p", containers(guaranteed("a")),
 			podResources(rl("cpu", "0", "memory", "0"), rl("cpu", "0", "memory", "0"))), Options{}, be, be},
-		{"10 pod-level cpu, memory, hugepages equal", mkPod("p", containers(bestEffort("a")),
+		{"pod-level cpu, memory, hugepages equal", mkPod("p", containers(bestEffort("a")),
 			podResources(rl("cpu", "10m", "memory", "100Mi", "hugepages-2Mi", "100Mi"), rl("cpu", "10m", "memory", "100Mi", "hugepages-2Mi", "100Mi"))), Options{}, gu, gu},
-		{"10 pod-level cpu request, hugepages", mkPod("p", containers(bestEffort("a")),
+		{"pod-level cpu request, hugepages", mkPod("p", containers(bestEffort("a")),
 			podResources(rl("cpu", "10m", "hugepages-2Mi", "100Mi"), rl("hugepages-2Mi", "100Mi"))), Options{}, bu, bu},
-		{"11 gate off: containers decide", mkPod("p", containers(bestEffort("a")),
+		{"gate off: containers decide", mkPod("p", containers(bestEffort("a")),
 			podResources(rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))), Options{DisablePodLevelResources: true}, be, be},
-		// Beyond the spec list.
+		// Further cases.
 		{"no containers", mkPod("p"), Options{}, be, be},
 		{"value comparison 1Gi = 1073741824", mkPod("p", containers(ctr("c", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1000m", "memory", "1073741824")))), Options{}, gu, gu},
 		{"pod-level limits only are defaulted into requests", mkPod("p", containers(bestEffort("a")),
@@ -79,20 +80,20 @@ func TestQOSClassSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pod.DeepCopy()
-			assert.Equal(t, tc.compute, tc.opts.ComputeQOSClass(tc.pod), "ComputeQOSClass")
-			assert.Equal(t, tc.want, tc.opts.QOSClass(tc.pod), "QOSClass")
+			assert.Equal(t, tc.compute, ComputeQOSClass(tc.pod, tc.opts), "ComputeQOSClass")
+			assert.Equal(t, tc.want, QOSClass(tc.pod, tc.opts), "QOSClass")
 			require.Equal(t, before, tc.pod, "pod modified")
 			if tc.pod.Status.QOSClass == "" {
 				// QOSClass is ComputeQOSClass after defaulting.
-				assert.Equal(t, tc.want, tc.opts.ComputeQOSClass(tc.opts.DefaultedRequests(tc.pod)), "ComputeQOSClass(DefaultedRequests)")
+				assert.Equal(t, tc.want, ComputeQOSClass(DefaultedRequests(tc.pod, tc.opts), tc.opts), "ComputeQOSClass(DefaultedRequests)")
 			}
 		})
 	}
-	assert.Equal(t, be, QOSClass(nil))
-	assert.Equal(t, be, ComputeQOSClass(nil))
+	assert.Equal(t, be, QOSClass(nil, Options{}))
+	assert.Equal(t, be, ComputeQOSClass(nil, Options{}))
 }
 
-// TestDefaultedRequests checks the container- and pod-level defaulting rules of spec 1.2.
+// TestDefaultedRequests checks the container- and pod-level defaulting rules the API server applies before it stores a pod.
 func TestDefaultedRequests(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -155,18 +156,18 @@ func TestDefaultedRequests(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pod.DeepCopy()
-			got := tc.opts.DefaultedRequests(tc.pod)
+			got := DefaultedRequests(tc.pod, tc.opts)
 			require.Equal(t, before, tc.pod, "input modified")
 			assertList(t, tc.wantCtrReq, got.Spec.Containers[0].Resources.Requests, "container requests")
 			if got.Spec.Resources != nil {
 				assertList(t, tc.wantPodReq, got.Spec.Resources.Requests, "pod requests")
 				assertList(t, tc.wantPodLimit, got.Spec.Resources.Limits, "pod limits")
 			}
-			again := tc.opts.DefaultedRequests(got)
+			again := DefaultedRequests(got, tc.opts)
 			require.Equal(t, got, again, "not idempotent")
 		})
 	}
-	assert.Nil(t, DefaultedRequests(nil))
+	assert.Nil(t, DefaultedRequests(nil, Options{}))
 }
 
 // assertList compares resource lists by value (1Gi equals 1073741824).

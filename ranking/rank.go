@@ -3,24 +3,12 @@ package ranking
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-)
 
-const (
-	// ResourceInodes is the resource name the kubelet uses for inode pressure (signals
-	// *.inodesFree) and in eviction messages.
-	ResourceInodes v1.ResourceName = "inodes"
-	// ResourcePIDs is the resource name the kubelet uses for PID pressure (signal
-	// pid.available) and in eviction messages.
-	ResourcePIDs v1.ResourceName = "pids"
+	"github.com/evictkit/eviction/thresholds"
 )
-
-// ForMemory sorts pods in place into the order the kubelet evicts them under memory pressure,
-// first = evicted first, under the default [Options]. See [Options.ForMemory].
-func ForMemory(pods []*v1.Pod, usage UsageFunc) { Options{}.ForMemory(pods, usage) }
 
 // ForMemory sorts pods in place into the order the kubelet evicts them under memory pressure
 // (signals memory.available and allocatableMemory.available; upstream: rankMemoryPressure),
@@ -36,36 +24,16 @@ func ForMemory(pods []*v1.Pod, usage UsageFunc) { Options{}.ForMemory(pods, usag
 // The pods themselves are not modified. Each pod's request and usage are computed once per
 // call; the sort is O(n log n) comparisons of precomputed keys (or a sort of integers, see
 // the package documentation) and allocates at most 3 times, not at all for up to 128 pods.
-func (o Options) ForMemory(pods []*v1.Pod, usage UsageFunc) {
+func ForMemory(pods []*v1.Pod, usage UsageFunc, opts Options) {
 	var small smallBuffers
 	s := newKeyed(pods, &small)
 	for i, p := range pods {
-		o.memoryKey(s, &s.keys[i], p, usage)
+		opts.memoryKey(s, &s.keys[i], p, usage)
 	}
 	s.sort()
 }
 
-// ForDisk sorts pods in place into the order the kubelet evicts them under pressure on disk
-// resource res on a node without a dedicated image filesystem (the zero [Layout]), under the
-// default [Options]. res is ephemeral-storage for the *.available signals and [ResourceInodes]
-// for *.inodesFree. See [Options.ForDiskLayout].
-func ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
-	Options{}.ForDiskLayout(pods, usage, res, Layout{}, NodeFS)
-}
-
-// ForDiskLayout sorts pods in place for pressure on resource res of filesystem fs under
-// layout, under the default [Options]. See [Options.ForDiskLayout].
-func ForDiskLayout(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, layout Layout, fs Filesystem) {
-	Options{}.ForDiskLayout(pods, usage, res, layout, fs)
-}
-
-// ForDisk is [Options.ForDiskLayout] on a node without a dedicated image filesystem (the zero
-// [Layout]), where every filesystem ranks the same way.
-func (o Options) ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
-	o.ForDiskLayout(pods, usage, res, Layout{}, NodeFS)
-}
-
-// ForDiskLayout sorts pods in place into the order the kubelet evicts them under pressure on
+// ForDisk sorts pods in place into the order the kubelet evicts them under pressure on
 // resource res of filesystem fs on a node with the given layout (upstream: the rank function
 // buildSignalToRankFunc picks, rankDiskPressureFunc), first = evicted first:
 //
@@ -76,8 +44,9 @@ func (o Options) ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
 //  5. ties: namespace, then name, then UID, then input order.
 //
 // Usage is [DiskUsage] over [DiskSources](fs, layout). res picks the figure: ephemeral-storage
-// means bytes (signals *.available), [ResourceInodes] means inodes (*.inodesFree); other names
-// read zero usage, as upstream's rank function would.
+// means bytes (signals *.available), [thresholds.ResourceInodes] means inodes (*.inodesFree);
+// other names read zero usage, as upstream's rank function would. On the zero layout (one
+// filesystem) every fs ranks alike.
 //
 // For inodes this reproduces two upstream quirks: step 2 compares inodes with the pod's
 // request for a resource named "inodes", which valid pods cannot set, so every pod using an
@@ -86,19 +55,15 @@ func (o Options) ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName) {
 //
 // With a split layout the imagefs ranking measures images only, which no pod is charged for:
 // nobody exceeds, and pods sort by priority and then by smallest ephemeral-storage request.
-func (o Options) ForDiskLayout(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, layout Layout, fs Filesystem) {
+func ForDisk(pods []*v1.Pod, usage UsageFunc, res v1.ResourceName, fs thresholds.Filesystem, layout thresholds.Layout, opts Options) {
 	src := DiskSources(fs, layout)
 	var small smallBuffers
 	s := newKeyed(pods, &small)
 	for i, p := range pods {
-		o.diskKey(s, &s.keys[i], p, usage, src, res)
+		opts.diskKey(s, &s.keys[i], p, usage, src, res)
 	}
 	s.sort()
 }
-
-// ForPIDs sorts pods in place into the order the kubelet evicts them under PID pressure,
-// under the default [Options] (which do not affect it). See [Options.ForPIDs].
-func ForPIDs(pods []*v1.Pod, usage UsageFunc) { Options{}.ForPIDs(pods, usage) }
 
 // ForPIDs sorts pods in place into the order the kubelet evicts them under PID pressure
 // (signal pid.available; upstream: rankPIDPressure), first = evicted first:
@@ -107,7 +72,9 @@ func ForPIDs(pods []*v1.Pod, usage UsageFunc) { Options{}.ForPIDs(pods, usage) }
 //  2. within a priority, pods without stats first;
 //  3. more processes first;
 //  4. ties: namespace, then name, then UID, then input order.
-func (o Options) ForPIDs(pods []*v1.Pod, usage UsageFunc) {
+//
+// No [Options] field changes it, so it takes none.
+func ForPIDs(pods []*v1.Pod, usage UsageFunc) {
 	var small smallBuffers
 	s := newKeyed(pods, &small)
 	for i, p := range pods {
@@ -116,80 +83,28 @@ func (o Options) ForPIDs(pods []*v1.Pod, usage UsageFunc) {
 	s.sort()
 }
 
-// ForSignal sorts pods in place with the ranking the kubelet uses for the named eviction
-// signal on a node with the given layout, under the default [Options]. See
-// [Options.ForSignal].
-func ForSignal(pods []*v1.Pod, usage UsageFunc, signal string, layout Layout) error {
-	return Options{}.ForSignal(pods, usage, signal, layout)
-}
-
-// ForSignal sorts pods in place with the ranking the kubelet uses for the named eviction
-// signal on a node with the given layout (upstream: buildSignalToRankFunc): memory.available
-// and allocatableMemory.available use [Options.ForMemory]; pid.available uses
-// [Options.ForPIDs]; nodefs, imagefs and containerfs signals use [Options.ForDiskLayout] with
-// that filesystem and ephemeral-storage (.available) or [ResourceInodes] (.inodesFree). An
-// unknown signal leaves pods untouched and returns an error wrapping [ErrUnknownSignal].
-func (o Options) ForSignal(pods []*v1.Pod, usage UsageFunc, signal string, layout Layout) error {
-	s, ok := parseSignal(signal)
+// ForSignal sorts pods in place with the ranking the kubelet uses for eviction signal sig on a
+// node with the given layout (upstream: buildSignalToRankFunc): memory.available and
+// allocatableMemory.available use [ForMemory]; pid.available uses [ForPIDs]; the nodefs,
+// imagefs and containerfs signals use [ForDisk] with the signal's filesystem
+// ([thresholds.Signal.Filesystem]) and resource ([thresholds.Signal.Resource]:
+// ephemeral-storage for .available, inodes for .inodesFree). An unknown signal leaves pods
+// untouched and returns an error wrapping [thresholds.ErrUnsupportedSignal].
+func ForSignal(pods []*v1.Pod, usage UsageFunc, sig thresholds.Signal, layout thresholds.Layout, opts Options) error {
+	res, ok := sig.Resource()
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownSignal, signal)
+		return fmt.Errorf("ranking: signal %q: %w", sig, thresholds.ErrUnsupportedSignal)
 	}
-	switch s.res {
+	switch res {
 	case v1.ResourceMemory:
-		o.ForMemory(pods, usage)
-	case ResourcePIDs:
-		o.ForPIDs(pods, usage)
+		ForMemory(pods, usage, opts)
+	case thresholds.ResourcePIDs:
+		ForPIDs(pods, usage)
 	default:
-		o.ForDiskLayout(pods, usage, s.res, layout, s.fs)
+		fs, _ := sig.Filesystem()
+		ForDisk(pods, usage, res, fs, layout, opts)
 	}
 	return nil
-}
-
-// SignalResource returns the resource an eviction signal starves, as named in eviction
-// messages (upstream: signalToResource): memory, ephemeral-storage, [ResourceInodes] or
-// [ResourcePIDs]. It reports false for an unknown signal.
-func SignalResource(signal string) (v1.ResourceName, bool) {
-	s, ok := parseSignal(signal)
-	return s.res, ok
-}
-
-// signalInfo is what a signal name tells a ranking.
-type signalInfo struct {
-	res v1.ResourceName
-	fs  Filesystem
-}
-
-func parseSignal(signal string) (signalInfo, bool) {
-	switch signal {
-	case "memory.available", "allocatableMemory.available":
-		return signalInfo{res: v1.ResourceMemory}, true
-	case "pid.available":
-		return signalInfo{res: ResourcePIDs}, true
-	}
-	prefix, suffix, ok := strings.Cut(signal, ".")
-	if !ok {
-		return signalInfo{}, false
-	}
-	var s signalInfo
-	switch prefix {
-	case "nodefs":
-		s.fs = NodeFS
-	case "imagefs":
-		s.fs = ImageFS
-	case "containerfs":
-		s.fs = ContainerFS
-	default:
-		return signalInfo{}, false
-	}
-	switch suffix {
-	case "available":
-		s.res = v1.ResourceEphemeralStorage
-	case "inodesFree":
-		s.res = ResourceInodes
-	default:
-		return signalInfo{}, false
-	}
-	return s, true
 }
 
 const (

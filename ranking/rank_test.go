@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
 // mib is n mebibytes (n may be negative only where the caller adds it to a larger value).
@@ -29,28 +31,29 @@ func shuffled(pods ...*v1.Pod) []*v1.Pod {
 	return out
 }
 
-// TestForMemorySpec covers spec cases 15 and 17–20 (sections 4–5).
+// TestForMemorySpec covers the memory ranking: exceeders first, then priority, then usage
+// above request, and a full ranking of the kubelet's own example.
 func TestForMemorySpec(t *testing.T) {
-	t.Run("15 exceeders first", func(t *testing.T) {
+	t.Run("exceeders first", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("A", "200Mi"), memPod("B", "100Mi")}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: mib(199)}, "B": {MemoryWorkingSet: mib(101)}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("15 exceeding beats priority", func(t *testing.T) {
+	t.Run("exceeding beats priority", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("A", "200Mi"), memPod("B", "100Mi", priority(1000))}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: mib(199)}, "B": {MemoryWorkingSet: mib(101)}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("17 priority, nil as 0", func(t *testing.T) {
+	t.Run("priority, nil as 0", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("high", "", priority(12534)), memPod("one", "", priority(1)), memPod("neg", "", priority(-134)),
 			memPod("nil", ""), memPod("zero", "", priority(0))}
 		usage := usageMap(map[string]Usage{"high": {}, "one": {}, "neg": {}, "nil": {}, "zero": {}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"neg", "nil", "zero", "one", "high"}, pods)
 	})
-	t.Run("18 usage minus request", func(t *testing.T) {
+	t.Run("usage minus request", func(t *testing.T) {
 		diffs := []int64{500, 300, 700, 200, -200, -800}
 		var pods []*v1.Pod
 		m := map[string]Usage{}
@@ -59,10 +62,10 @@ func TestForMemorySpec(t *testing.T) {
 			pods = append(pods, memPod(name, "1Gi"))
 			m[name] = Usage{MemoryWorkingSet: mib(1024 + d)}
 		}
-		ForMemory(pods, usageMap(m))
+		ForMemory(pods, usageMap(m), Options{})
 		mustEqualNames(t, []string{"3", "1", "2", "4", "5", "6"}, pods)
 	})
-	t.Run("19 full rank", func(t *testing.T) {
+	t.Run("full rank", func(t *testing.T) {
 		type row struct {
 			name string
 			prio int32
@@ -83,10 +86,10 @@ func TestForMemorySpec(t *testing.T) {
 			want = append(want, r.name)
 		}
 		pods = shuffled(pods...)
-		ForMemory(pods, usageMap(m))
+		ForMemory(pods, usageMap(m), Options{})
 		mustEqualNames(t, want, pods)
 	})
-	t.Run("20 evict the low-priority best-effort pod", func(t *testing.T) {
+	t.Run("evict the low-priority best-effort pod", func(t *testing.T) {
 		g := mkPod("guaranteed", priority(-1), containers(ctr("c", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))))
 		b1 := mkPod("burstable-under", priority(0), containers(ctr("c", rl("memory", "100Mi"), nil)))
 		b2 := mkPod("burstable-over", priority(0), containers(ctr("c", rl("memory", "100Mi"), nil)))
@@ -98,7 +101,7 @@ func TestForMemorySpec(t *testing.T) {
 			"besteffort-neg": {MemoryWorkingSet: mib(100)},
 		})
 		pods := []*v1.Pod{g, b1, b2, e1, e2}
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		victim, ok := Victim(pods)
 		require.True(t, ok)
 		assert.Equal(t, "besteffort-neg", victim.Name)
@@ -106,15 +109,16 @@ func TestForMemorySpec(t *testing.T) {
 	})
 }
 
-// TestForDiskSpec covers spec cases 16 and 21–24.
+// TestForDiskSpec covers the disk ranking: exceeders first, usage over root, logs and local
+// volumes, inodes and the inode quirk.
 func TestForDiskSpec(t *testing.T) {
-	t.Run("16 ephemeral exceeders first", func(t *testing.T) {
+	t.Run("ephemeral exceeders first", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("A", "200Mi"), storagePod("B", "100Mi")}
 		usage := usageMap(map[string]Usage{"A": rootLogs(mib(100), mib(99)), "B": rootLogs(mib(90), mib(11))})
-		ForDisk(pods, usage, v1.ResourceEphemeralStorage)
+		ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
-	t.Run("21 usage minus request over root, logs and local volumes", func(t *testing.T) {
+	t.Run("usage minus request over root, logs and local volumes", func(t *testing.T) {
 		nets := []int64{300, 100, 250, 10, -25, -280}
 		var pods []*v1.Pod
 		m := map[string]Usage{}
@@ -127,10 +131,10 @@ func TestForDiskSpec(t *testing.T) {
 				{Name: "local", FSUsage: FSUsage{UsedBytes: mib(total - total/2 - total/4)}}}
 			m[name] = u
 		}
-		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage)
+		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"1", "3", "2", "4", "5", "6"}, pods)
 	})
-	t.Run("22 full rank", func(t *testing.T) {
+	t.Run("full rank", func(t *testing.T) {
 		type row struct {
 			name string
 			prio int32
@@ -150,19 +154,19 @@ func TestForDiskSpec(t *testing.T) {
 			m[r.name] = rootLogs(mib(r.use), 0)
 		}
 		pods = shuffled(pods...)
-		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage)
+		ForDisk(pods, usageMap(m), v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"1", "2", "3", "4", "5", "6", "7", "8"}, pods)
 	})
-	t.Run("23 inodes", func(t *testing.T) {
+	t.Run("inodes", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("200000", ""), storagePod("300000", ""), storagePod("400000", "")}
 		inodes := func(n uint64) Usage {
 			return Usage{Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{InodesUsed: n / 2}, Logs: FSUsage{InodesUsed: n / 2}}}}
 		}
 		usage := usageMap(map[string]Usage{"200000": inodes(200000), "300000": inodes(300000), "400000": inodes(400000)})
-		ForDisk(pods, usage, ResourceInodes)
+		ForDisk(pods, usage, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"400000", "300000", "200000"}, pods)
 	})
-	t.Run("24 inode quirk: bytes of request subtracted from inodes", func(t *testing.T) {
+	t.Run("inode quirk: bytes of request subtracted from inodes", func(t *testing.T) {
 		// Upstream subtracts the ephemeral-storage request (bytes) from the inode count, so A
 		// (10 inodes − 1Gi) sorts after B (5 inodes); both "exceed" their zero inode request.
 		pods := []*v1.Pod{storagePod("A", "1Gi"), storagePod("B", "")}
@@ -170,7 +174,7 @@ func TestForDiskSpec(t *testing.T) {
 			"A": {Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{InodesUsed: 10}}}},
 			"B": {Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{InodesUsed: 5}}}},
 		})
-		ForDisk(pods, usage, ResourceInodes)
+		ForDisk(pods, usage, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
 	t.Run("any pod using an inode exceeds", func(t *testing.T) {
@@ -179,12 +183,12 @@ func TestForDiskSpec(t *testing.T) {
 			"none": {},
 			"one":  {Containers: []ContainerUsage{{Name: "c", Logs: FSUsage{InodesUsed: 1}}}},
 		})
-		ForDisk(pods, usage, ResourceInodes)
+		ForDisk(pods, usage, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"one", "none"}, pods)
 	})
 }
 
-// TestForPIDsSpec covers spec case 25.
+// TestForPIDsSpec covers the PID ranking: priority, then pods without stats, then processes.
 func TestForPIDsSpec(t *testing.T) {
 	t.Run("priority then processes", func(t *testing.T) {
 		pods := shuffled(mkPod("-1/20", priority(-1)), mkPod("-1/6", priority(-1)), mkPod("1/20", priority(1)), mkPod("1/5", priority(1)))
@@ -212,23 +216,23 @@ func TestForPIDsSpec(t *testing.T) {
 	})
 }
 
-// TestMissingStats covers spec case 26.
+// TestMissingStats covers pods without stats, which every ranking but PIDs puts first.
 func TestMissingStats(t *testing.T) {
 	t.Run("memory: missing first whatever the priority", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("hog", "", priority(-100)), memPod("missing", "1Gi", priority(100))}
 		usage := usageMap(map[string]Usage{"hog": {MemoryWorkingSet: mib(5000)}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"missing", "hog"}, pods)
 	})
 	t.Run("memory: both missing tie, priority still orders", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("b", "", priority(5)), memPod("a", "", priority(5)), memPod("c", "", priority(-5))}
-		ForMemory(pods, usageMap(nil))
+		ForMemory(pods, usageMap(nil), Options{})
 		mustEqualNames(t, []string{"c", "a", "b"}, pods)
 	})
 	t.Run("disk: missing first", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("hog", "", priority(-100)), storagePod("missing", "", priority(100))}
 		usage := usageMap(map[string]Usage{"hog": rootLogs(mib(5000), 0)})
-		ForDisk(pods, usage, v1.ResourceEphemeralStorage)
+		ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"missing", "hog"}, pods)
 	})
 	t.Run("pids: missing first within a priority", func(t *testing.T) {
@@ -243,53 +247,55 @@ func TestMissingStats(t *testing.T) {
 		a, b := memPod("a", "", priority(-1)), memPod("b", "")
 		kubelet := []*v1.Pod{a, nil, b}
 		for name, rank := range map[string]func([]*v1.Pod){
-			"memory": func(p []*v1.Pod) { ForMemory(p, nil) },
-			"disk":   func(p []*v1.Pod) { ForDisk(p, nil, v1.ResourceEphemeralStorage) },
-			"pids":   func(p []*v1.Pod) { ForPIDs(p, nil) },
+			"memory": func(p []*v1.Pod) { ForMemory(p, nil, Options{}) },
+			"disk": func(p []*v1.Pod) {
+				ForDisk(p, nil, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
+			},
+			"pids": func(p []*v1.Pod) { ForPIDs(p, nil) },
 		} {
 			pods := []*v1.Pod{b, nil, a}
 			rank(pods)
 			require.Equal(t, kubelet, pods, name)
 		}
 		pods := []*v1.Pod{a, b, nil}
-		ByPriorityThenQoS(pods)
+		ByPriorityThenQoS(pods, Options{})
 		require.Equal(t, []*v1.Pod{nil, b, a}, pods, "descheduler")
-		ForMemory(nil, nil) // an empty slice is fine
+		ForMemory(nil, nil, Options{}) // an empty slice is fine
 	})
 }
 
-// TestLayouts covers spec cases 27–28.
+// TestLayouts covers the disk rankings of a dedicated image filesystem, split or not.
 func TestLayouts(t *testing.T) {
-	imagefs := Layout{DedicatedImageFS: true}
-	split := Layout{DedicatedImageFS: true, SplitContainerFS: true}
+	imagefs := thresholds.Layout{DedicatedImageFs: true}
+	split := thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true}
 	usage := usageMap(map[string]Usage{"A": rootLogs(mib(900), 0), "B": rootLogs(0, mib(50))})
-	rank := func(layout Layout, fs Filesystem) []*v1.Pod {
+	rank := func(layout thresholds.Layout, fs thresholds.Filesystem) []*v1.Pod {
 		pods := []*v1.Pod{storagePod("A", ""), storagePod("B", "")}
-		ForDiskLayout(pods, usage, v1.ResourceEphemeralStorage, layout, fs)
+		ForDisk(pods, usage, v1.ResourceEphemeralStorage, fs, layout, Options{})
 		return pods
 	}
-	t.Run("27 imagefs not split: nodefs sees logs", func(t *testing.T) {
-		mustEqualNames(t, []string{"B", "A"}, rank(imagefs, NodeFS))
+	t.Run("imagefs not split: nodefs sees logs", func(t *testing.T) {
+		mustEqualNames(t, []string{"B", "A"}, rank(imagefs, thresholds.NodeFs))
 	})
-	t.Run("27 imagefs not split: imagefs and containerfs see rootfs", func(t *testing.T) {
-		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, ImageFS))
-		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, ContainerFS))
+	t.Run("imagefs not split: imagefs and containerfs see rootfs", func(t *testing.T) {
+		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, thresholds.ImageFs))
+		mustEqualNames(t, []string{"A", "B"}, rank(imagefs, thresholds.ContainerFs))
 	})
 	t.Run("no imagefs: everything counts", func(t *testing.T) {
-		mustEqualNames(t, []string{"A", "B"}, rank(Layout{}, ImageFS))
+		mustEqualNames(t, []string{"A", "B"}, rank(thresholds.Layout{}, thresholds.ImageFs))
 	})
 	t.Run("split: containerfs sees rootfs and logs", func(t *testing.T) {
-		mustEqualNames(t, []string{"A", "B"}, rank(split, ContainerFS))
+		mustEqualNames(t, []string{"A", "B"}, rank(split, thresholds.ContainerFs))
 	})
-	t.Run("28 split: imagefs sees nothing, smallest request first", func(t *testing.T) {
+	t.Run("split: imagefs sees nothing, smallest request first", func(t *testing.T) {
 		pods := []*v1.Pod{storagePod("A", "1Gi"), storagePod("B", "")}
 		u := usageMap(map[string]Usage{"A": rootLogs(mib(900), mib(900)), "B": rootLogs(0, 0)})
-		ForDiskLayout(pods, u, v1.ResourceEphemeralStorage, split, ImageFS)
+		ForDisk(pods, u, v1.ResourceEphemeralStorage, thresholds.ImageFs, split, Options{})
 		mustEqualNames(t, []string{"B", "A"}, pods)
 	})
 }
 
-// TestTies covers spec case 29. Upstream sorts with sort.Sort: for up to 12 pods that is an
+// TestTies covers pods that tie on every criterion. Upstream sorts with sort.Sort: for up to 12 pods that is an
 // insertion sort, which keeps tied pods in input order; for more the order of ties is
 // unspecified. The library breaks ties by namespace, name and UID (one of upstream's possible
 // outcomes, the same for any input order) and only then by input order.
@@ -304,10 +310,12 @@ func TestTies(t *testing.T) {
 			in := slices.Clone(pods)
 			usage := usageMap(map[string]Usage{"same": {MemoryWorkingSet: mib(50)}})
 			for _, rank := range []func([]*v1.Pod){
-				func(p []*v1.Pod) { ForMemory(p, usage) },
-				func(p []*v1.Pod) { ForDisk(p, usage, v1.ResourceEphemeralStorage) },
+				func(p []*v1.Pod) { ForMemory(p, usage, Options{}) },
+				func(p []*v1.Pod) {
+					ForDisk(p, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
+				},
 				func(p []*v1.Pod) { ForPIDs(p, usage) },
-				ByPriorityThenQoS,
+				func(p []*v1.Pod) { ByPriorityThenQoS(p, Options{}) },
 			} {
 				rank(pods)
 				for i := range pods {
@@ -326,7 +334,7 @@ func TestTies(t *testing.T) {
 				m[name] = Usage{MemoryWorkingSet: mib(50)}
 			}
 			pods = shuffled(pods...)
-			ForMemory(pods, usageMap(m))
+			ForMemory(pods, usageMap(m), Options{})
 			mustEqualNames(t, want, pods)
 		})
 	}
@@ -352,14 +360,14 @@ func TestExactQuantities(t *testing.T) {
 		// A: 101 > 100.5 exceeds; B: 101 = 101 does not.
 		pods := []*v1.Pod{memPod("B", "101", priority(-5)), memPod("A", "100500m", priority(5))}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: 101}, "B": {MemoryWorkingSet: 101}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"A", "B"}, pods)
 	})
 	t.Run("sub-byte differences", func(t *testing.T) {
 		// A: 100 − 99.5 = 0.5 beats B: 100 − 99.7 = 0.3, although both round up to 1.
 		pods := []*v1.Pod{memPod("B", "99700m"), memPod("A", "99500m"), memPod("C", "99")}
 		usage := usageMap(map[string]Usage{"A": {MemoryWorkingSet: 100}, "B": {MemoryWorkingSet: 100}, "C": {MemoryWorkingSet: 100}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"C", "A", "B"}, pods)
 	})
 	t.Run("sums beyond int64 do not wrap", func(t *testing.T) {
@@ -369,20 +377,20 @@ func TestExactQuantities(t *testing.T) {
 			"max":    rootLogs(0, math.MaxInt64),
 			"beyond": rootLogs(1<<62, 1<<62),
 		})
-		ForDisk(pods, usage, v1.ResourceEphemeralStorage)
+		ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
 		mustEqualNames(t, []string{"beyond", "max"}, pods)
 	})
 	t.Run("a single figure of 2^63 or more wraps negative, as upstream", func(t *testing.T) {
 		// Upstream converts each uint64 statistic with int64(...), so 2^63 bytes read as −2^63.
 		pods := []*v1.Pod{memPod("wrapped", ""), memPod("small", "")}
 		usage := usageMap(map[string]Usage{"wrapped": {MemoryWorkingSet: 1 << 63}, "small": {MemoryWorkingSet: 1}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"small", "wrapped"}, pods)
 	})
 	t.Run("huge requests", func(t *testing.T) {
 		pods := []*v1.Pod{memPod("huge", "100E"), memPod("huger", "1000E"), memPod("small", "1")}
 		usage := usageMap(map[string]Usage{"huge": {}, "huger": {}, "small": {}})
-		ForMemory(pods, usage)
+		ForMemory(pods, usage, Options{})
 		mustEqualNames(t, []string{"small", "huge", "huger"}, pods)
 	})
 }
@@ -392,42 +400,42 @@ func TestForSignal(t *testing.T) {
 		"A": {MemoryWorkingSet: mib(10), Processes: 1, Containers: []ContainerUsage{{Name: "c", Rootfs: FSUsage{UsedBytes: mib(900), InodesUsed: 1}}}},
 		"B": {MemoryWorkingSet: mib(20), Processes: 2, Containers: []ContainerUsage{{Name: "c", Logs: FSUsage{UsedBytes: mib(50), InodesUsed: 2}}}},
 	})
-	imagefs := Layout{DedicatedImageFS: true}
+	imagefs := thresholds.Layout{DedicatedImageFs: true}
 	tests := []struct {
-		signal string
-		layout Layout
+		signal thresholds.Signal
+		layout thresholds.Layout
 		want   []string
 		res    v1.ResourceName
 	}{
-		{"memory.available", Layout{}, []string{"B", "A"}, v1.ResourceMemory},
-		{"allocatableMemory.available", Layout{}, []string{"B", "A"}, v1.ResourceMemory},
-		{"pid.available", Layout{}, []string{"B", "A"}, ResourcePIDs},
-		{"nodefs.available", Layout{}, []string{"A", "B"}, v1.ResourceEphemeralStorage},
+		{"memory.available", thresholds.Layout{}, []string{"B", "A"}, v1.ResourceMemory},
+		{"allocatableMemory.available", thresholds.Layout{}, []string{"B", "A"}, v1.ResourceMemory},
+		{"pid.available", thresholds.Layout{}, []string{"B", "A"}, thresholds.ResourcePIDs},
+		{"nodefs.available", thresholds.Layout{}, []string{"A", "B"}, v1.ResourceEphemeralStorage},
 		{"nodefs.available", imagefs, []string{"B", "A"}, v1.ResourceEphemeralStorage},
 		{"imagefs.available", imagefs, []string{"A", "B"}, v1.ResourceEphemeralStorage},
 		{"containerfs.available", imagefs, []string{"A", "B"}, v1.ResourceEphemeralStorage},
-		{"nodefs.inodesFree", Layout{}, []string{"B", "A"}, ResourceInodes},
-		{"imagefs.inodesFree", imagefs, []string{"A", "B"}, ResourceInodes},
-		{"containerfs.inodesFree", imagefs, []string{"A", "B"}, ResourceInodes},
+		{"nodefs.inodesFree", thresholds.Layout{}, []string{"B", "A"}, thresholds.ResourceInodes},
+		{"imagefs.inodesFree", imagefs, []string{"A", "B"}, thresholds.ResourceInodes},
+		{"containerfs.inodesFree", imagefs, []string{"A", "B"}, thresholds.ResourceInodes},
 	}
 	for _, tc := range tests {
-		t.Run(tc.signal, func(t *testing.T) {
+		t.Run(string(tc.signal), func(t *testing.T) {
 			pods := []*v1.Pod{storagePod("A", ""), storagePod("B", "")}
-			require.NoError(t, ForSignal(pods, usage, tc.signal, tc.layout))
+			require.NoError(t, ForSignal(pods, usage, tc.signal, tc.layout, Options{}))
 			mustEqualNames(t, tc.want, pods)
-			res, ok := SignalResource(tc.signal)
+			res, ok := tc.signal.Resource()
 			require.True(t, ok)
 			assert.Equal(t, tc.res, res)
 		})
 	}
-	for _, bad := range []string{"", "memory", "nodefs", "nodefs.", "nodefs.used", "rootfs.available", "pid.inodesFree", "Memory.available"} {
-		t.Run("unknown "+bad, func(t *testing.T) {
+	for _, bad := range []thresholds.Signal{"", "memory", "nodefs", "nodefs.", "nodefs.used", "rootfs.available", "pid.inodesFree", "Memory.available"} {
+		t.Run("unknown "+string(bad), func(t *testing.T) {
 			pods := []*v1.Pod{storagePod("B", ""), storagePod("A", "")}
-			err := ForSignal(pods, usage, bad, Layout{})
-			require.ErrorIs(t, err, ErrUnknownSignal)
+			err := ForSignal(pods, usage, bad, thresholds.Layout{}, Options{})
+			require.ErrorIs(t, err, thresholds.ErrUnsupportedSignal)
 			assert.Contains(t, err.Error(), fmt.Sprintf("%q", bad))
 			mustEqualNames(t, []string{"B", "A"}, pods)
-			_, ok := SignalResource(bad)
+			_, ok := bad.Resource()
 			assert.False(t, ok)
 		})
 	}
@@ -445,11 +453,11 @@ func TestRankDoesNotModifyPods(t *testing.T) {
 		before[i] = p.DeepCopy()
 	}
 	usage := usageMap(map[string]Usage{"a": {MemoryWorkingSet: math.MaxUint64}, "b": rootLogs(1<<63, 1<<63), "c": {}})
-	ForMemory(pods, usage)
-	ForDisk(pods, usage, v1.ResourceEphemeralStorage)
-	ForDisk(pods, usage, ResourceInodes)
+	ForMemory(pods, usage, Options{})
+	ForDisk(pods, usage, v1.ResourceEphemeralStorage, thresholds.NodeFs, thresholds.Layout{}, Options{})
+	ForDisk(pods, usage, thresholds.ResourceInodes, thresholds.NodeFs, thresholds.Layout{}, Options{})
 	ForPIDs(pods, usage)
-	ByPriorityThenQoS(pods)
+	ByPriorityThenQoS(pods, Options{})
 	byName := map[string]*v1.Pod{}
 	for _, p := range pods {
 		byName[p.Name] = p

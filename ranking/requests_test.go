@@ -7,9 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/eviction/thresholds"
 )
 
-// TestRequestSpec covers spec cases 12–13 (section 2) and the corners of the formula.
+// TestRequestSpec covers the kubelet's ranking request: sidecars, init containers, overhead,
+// pod-level requests and the gate, and the corners of the formula.
 func TestRequestSpec(t *testing.T) {
 	mem := func(s string) v1.ResourceList { return rl("memory", s) }
 	tests := []struct {
@@ -19,17 +22,17 @@ func TestRequestSpec(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"12 sidecar before init", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"sidecar before init", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			initContainers(sidecar("s", mem("50Mi"), nil), ctr("i", mem("200Mi"), nil))), v1.ResourceMemory, Options{}, "250Mi"},
-		{"12 init before sidecar", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"init before sidecar", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			initContainers(ctr("i", mem("200Mi"), nil), sidecar("s", mem("50Mi"), nil))), v1.ResourceMemory, Options{}, "200Mi"},
-		{"12 overhead added to a non-zero request", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
+		{"overhead added to a non-zero request", mkPod("p", containers(ctr("c", mem("100Mi"), nil)),
 			overhead(mem("10Mi"))), v1.ResourceMemory, Options{}, "110Mi"},
-		{"12 overhead not added to a zero request", mkPod("p", containers(ctr("c", nil, nil)),
+		{"overhead not added to a zero request", mkPod("p", containers(ctr("c", nil, nil)),
 			overhead(mem("10Mi"))), v1.ResourceMemory, Options{}, "0"},
-		{"13 pod-level memory request", mkPod("p", containers(ctr("c", nil, nil)),
+		{"pod-level memory request", mkPod("p", containers(ctr("c", nil, nil)),
 			podResources(mem("250Mi"), nil)), v1.ResourceMemory, Options{}, "250Mi"},
-		{"13 pod-level set: container ephemeral-storage ignored", mkPod("p",
+		{"pod-level set: container ephemeral-storage ignored", mkPod("p",
 			containers(ctr("c", rl("ephemeral-storage", "1Gi"), nil)),
 			podResources(mem("250Mi"), nil)), v1.ResourceEphemeralStorage, Options{}, "0"},
 		{"pod-level limits only: request 0", mkPod("p", containers(ctr("c", mem("1Gi"), nil)),
@@ -41,7 +44,7 @@ func TestRequestSpec(t *testing.T) {
 			containers(ctr("c", rl("memory", "1Gi", "ephemeral-storage", "1Gi"), nil)),
 			podResources(mem("250Mi"), nil)), v1.ResourceEphemeralStorage, Options{DisablePodLevelResources: true}, "1Gi"},
 		{"inodes are never requested by valid pods", mkPod("p", containers(ctr("c", rl("ephemeral-storage", "1Gi"), nil))),
-			ResourceInodes, Options{}, "0"},
+			thresholds.ResourceInodes, Options{}, "0"},
 		{"two sidecars accumulate", mkPod("p", containers(ctr("c", mem("10Mi"), nil)),
 			initContainers(sidecar("s1", mem("20Mi"), nil), sidecar("s2", mem("30Mi"), nil), ctr("i", mem("50Mi"), nil))),
 			v1.ResourceMemory, Options{}, "100Mi"},
@@ -62,7 +65,7 @@ func TestRequestSpec(t *testing.T) {
 	}
 }
 
-// TestLimit checks the pod limit the local-storage check uses (spec 9.2).
+// TestLimit checks the pod limit the local-storage check uses.
 func TestLimit(t *testing.T) {
 	es := func(s string) v1.ResourceList { return rl("ephemeral-storage", s) }
 	tests := []struct {
@@ -94,7 +97,8 @@ func TestLimit(t *testing.T) {
 	assert.Equal(t, "3Gi", got.String(), "pod-level limit replaces the containers'")
 }
 
-// TestLocalVolumes covers spec case 14 (section 3).
+// TestLocalVolumes covers which volumes count as local (host paths, disk-backed emptyDir,
+// config maps, git repos) and how their disk usage is summed.
 func TestLocalVolumes(t *testing.T) {
 	vols := []v1.Volume{
 		hostPathVol("host"),
@@ -125,7 +129,7 @@ func TestLocalVolumes(t *testing.T) {
 	}}
 	b := DiskUsage(pod, u, SourceLocalVolumes, v1.ResourceEphemeralStorage)
 	assert.Equal(t, int64(11), b.Value())
-	in := DiskUsage(pod, u, SourceLocalVolumes, ResourceInodes)
+	in := DiskUsage(pod, u, SourceLocalVolumes, thresholds.ResourceInodes)
 	assert.Equal(t, int64(110), in.Value())
 	zero := DiskUsage(pod, u, SourceRoot|SourceLogs, v1.ResourceEphemeralStorage)
 	assert.True(t, zero.IsZero())
@@ -142,23 +146,23 @@ func TestPriority(t *testing.T) {
 func TestDiskSources(t *testing.T) {
 	all := SourceImages | SourceRoot | SourceLogs | SourceLocalVolumes
 	tests := []struct {
-		layout                      Layout
+		layout                      thresholds.Layout
 		nodefs, imagefs, containerf Sources
 	}{
-		{Layout{}, all, all, all},
-		{Layout{SplitContainerFS: true}, all, all, all},
-		{Layout{DedicatedImageFS: true}, SourceLogs | SourceLocalVolumes, SourceRoot | SourceImages, SourceRoot | SourceImages},
-		{Layout{DedicatedImageFS: true, SplitContainerFS: true}, SourceLogs | SourceLocalVolumes | SourceRoot, SourceImages, SourceLogs | SourceLocalVolumes | SourceRoot},
+		{thresholds.Layout{}, all, all, all},
+		{thresholds.Layout{SplitContainerImageFs: true}, all, all, all},
+		{thresholds.Layout{DedicatedImageFs: true}, SourceLogs | SourceLocalVolumes, SourceRoot | SourceImages, SourceRoot | SourceImages},
+		{thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true}, SourceLogs | SourceLocalVolumes | SourceRoot, SourceImages, SourceLogs | SourceLocalVolumes | SourceRoot},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.nodefs, DiskSources(NodeFS, tc.layout), "%+v nodefs", tc.layout)
-		assert.Equal(t, tc.imagefs, DiskSources(ImageFS, tc.layout), "%+v imagefs", tc.layout)
-		assert.Equal(t, tc.containerf, DiskSources(ContainerFS, tc.layout), "%+v containerfs", tc.layout)
-		assert.Equal(t, tc.nodefs, DiskSources(Filesystem(9), tc.layout), "unknown filesystem ranks as nodefs")
+		assert.Equal(t, tc.nodefs, DiskSources(thresholds.NodeFs, tc.layout), "%+v nodefs", tc.layout)
+		assert.Equal(t, tc.imagefs, DiskSources(thresholds.ImageFs, tc.layout), "%+v imagefs", tc.layout)
+		assert.Equal(t, tc.containerf, DiskSources(thresholds.ContainerFs, tc.layout), "%+v containerfs", tc.layout)
+		assert.Equal(t, tc.nodefs, DiskSources(thresholds.Filesystem(9), tc.layout), "unknown filesystem ranks as nodefs")
 	}
-	assert.Equal(t, "nodefs", NodeFS.String())
-	assert.Equal(t, "imagefs", ImageFS.String())
-	assert.Equal(t, "containerfs", ContainerFS.String())
+	assert.Equal(t, "nodefs", thresholds.NodeFs.String())
+	assert.Equal(t, "imagefs", thresholds.ImageFs.String())
+	assert.Equal(t, "containerfs", thresholds.ContainerFs.String())
 }
 
 // TestCeilInt64 checks the saturating ceiling behind the sort keys, including values in

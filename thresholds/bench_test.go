@@ -56,7 +56,7 @@ func benchEvaluator(b *testing.B, pressured int) (*Evaluator, func(time.Time) Ob
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err = WithContainerFs(ts, Layout{DedicatedImageFs: true})
+	ts, _, err = WithContainerFs(ts, Layout{DedicatedImageFs: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 package thresholds
 
 import (
-	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,16 +45,16 @@ func TestWithContainerFs(t *testing.T) {
 		in        []Threshold
 		layout    Layout
 		want      []Threshold
-		overrides int // number of joined ErrContainerFsOverride errors
+		overrides int // number of warnings, each wrapping ErrContainerFsOverride
 	}{
 		{
-			name:   "case17 single filesystem copies nodefs",
+			name:   "single filesystem copies nodefs",
 			in:     both,
 			layout: Layout{},
 			want:   slices.Concat(both, fromNodeFs),
 		},
 		{
-			name:   "case18 dedicated imagefs copies imagefs",
+			name:   "dedicated imagefs copies imagefs",
 			in:     both,
 			layout: Layout{DedicatedImageFs: true},
 			want:   slices.Concat(both, fromImageFs),
@@ -72,7 +72,7 @@ func TestWithContainerFs(t *testing.T) {
 			want:   both,
 		},
 		{
-			name:      "case18 user containerfs thresholds are overwritten in place",
+			name:      "user containerfs thresholds are overwritten in place",
 			in:        slices.Concat(userCfs, both),
 			layout:    Layout{DedicatedImageFs: true},
 			want:      slices.Concat(fromImageFs[0:1], fromImageFs[3:4], both, fromImageFs[1:3]),
@@ -128,30 +128,28 @@ func TestWithContainerFs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := describeAll(tc.in)
-			got, err := WithContainerFs(tc.in, tc.layout)
+			got, warnings, err := WithContainerFs(tc.in, tc.layout)
+			require.NoError(t, err)
 			assertThresholds(t, tc.want, got)
 			assert.Equal(t, before, describeAll(tc.in), "input must not change")
-			if tc.overrides == 0 {
-				require.NoError(t, err)
-				return
+			assert.Len(t, warnings, tc.overrides)
+			for _, w := range warnings {
+				require.ErrorIs(t, w, ErrContainerFsOverride)
+				assert.True(t, strings.HasPrefix(w.Error(), "thresholds: "), "warning %q has the package prefix", w)
 			}
-			require.ErrorIs(t, err, ErrContainerFsOverride)
-			var joined interface{ Unwrap() []error }
-			require.True(t, errors.As(err, &joined))
-			assert.Len(t, joined.Unwrap(), tc.overrides)
 		})
 	}
 }
 
 func TestWithContainerFsSplitDisabled(t *testing.T) {
-	// case34: a split layout with KubeletSeparateDiskGC off is fatal.
-	got, err := WithContainerFs(nil, Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true})
+	// A split layout with KubeletSeparateDiskGC off is fatal.
+	got, warnings, err := WithContainerFs(nil, Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true})
 	require.ErrorIs(t, err, ErrSplitFsDisabled)
 	assert.Nil(t, got)
-	assert.Contains(t, err.Error(), "KubeletSeparateDiskGC is turned off but we still have a split filesystem")
+	assert.Nil(t, warnings)
 
 	imageFs := Threshold{Signal: ImageFsAvailable, Value: pv(0.15)}
-	got, err = WithContainerFs([]Threshold{imageFs}, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
+	got, _, err = WithContainerFs([]Threshold{imageFs}, Layout{DedicatedImageFs: true, DisableSeparateDiskGC: true})
 	require.NoError(t, err, "the gate only matters for split layouts")
 	assertThresholds(t, []Threshold{imageFs, {Signal: ContainerFsAvailable, Value: pv(0.15)}}, got)
 }

@@ -30,7 +30,10 @@
 // allocatableMemory.available<100Mi. [Flags.Apply], [ParseThresholdFlag] and
 // [ParseMapFlag] read the command-line syntax; [Threshold.String] and
 // [Value.String] write it back. [WithContainerFs] derives the containerfs
-// thresholds once the [Layout] is known.
+// thresholds once the [Layout] is known. The signal tables ([Signal.Resource],
+// [Signal.Filesystem], [Signal.NodeCondition]), the [Layout] and the
+// [Filesystem] names are the vocabulary packages ranking and nodepressure
+// share.
 //
 // # Evaluating
 //
@@ -59,8 +62,10 @@
 //     flag, the signal and the value and wrap one sentinel per category
 //     ([ErrUnsupportedSignal], [ErrInvalidThreshold], [ErrInvalidGracePeriod],
 //     [ErrMissingGracePeriod], [ErrInvalidMinReclaim], [ErrMalformedPair],
-//     [ErrContainerFsOverride], [ErrSplitFsDisabled],
-//     [ErrConflictingThresholds]). No input makes a function panic.
+//     [ErrSplitFsDisabled], [ErrConflictingThresholds]); every error starts
+//     with "thresholds: " once. Non-fatal findings are warnings, returned
+//     beside the result and apart from errors ([WithContainerFs]'s wrap
+//     [ErrContainerFsOverride]). No input makes a function panic.
 //   - Results are deterministic: no output depends on map iteration order.
 //   - No function modifies its arguments, including the cached text inside a
 //     resource.Quantity.
@@ -111,9 +116,10 @@
 //     placeholder threshold with an empty operator (never met) when the
 //     source filesystem has no threshold, leaves all but the last
 //     user-supplied containerfs threshold of each kind in place unchanged,
-//     mutates its input and reports only the last conflict. [WithContainerFs] omits
-//     placeholders, drops every user containerfs threshold it does not
-//     replace, returns a new slice and joins one error per conflict.
+//     mutates its input and reports only the last conflict, as an error
+//     beside a valid result. [WithContainerFs] omits placeholders, drops
+//     every user containerfs threshold it does not replace, returns a new
+//     slice and one warning per conflict, and no error.
 //   - Transition period. The kubelet's config defaulting turns a zero
 //     pressure transition period into 5m, while an explicit flag "0s"
 //     survives and disables condition reporting. In [Options] zero means

@@ -23,8 +23,9 @@ var (
 	// ErrMalformedPair reports a flag segment without its key/value separator
 	// ('<' for thresholds, '=' for grace periods and minimum reclaims).
 	ErrMalformedPair = errors.New("malformed pair")
-	// ErrContainerFsOverride is the non-fatal error [WithContainerFs] returns
-	// when the input already holds containerfs thresholds, which it replaces.
+	// ErrContainerFsOverride is wrapped by the warnings (not errors)
+	// [WithContainerFs] returns when its input already holds containerfs
+	// thresholds, which it replaces.
 	ErrContainerFsOverride = errors.New("containerfs thresholds are derived, user value ignored")
 	// ErrSplitFsDisabled is the fatal error [WithContainerFs] returns for a
 	// split image/container layout while the KubeletSeparateDiskGC feature is

@@ -46,7 +46,7 @@ func runSteps(t *testing.T, e *Evaluator, clk *clocktesting.FakePassiveClock, st
 }
 
 func TestEvaluatorTimeline(t *testing.T) {
-	// case30: soft threshold → grace → eviction → recovery → hard eviction →
+	// Soft threshold → grace → eviction → recovery → hard eviction →
 	// transition period.
 	ts, err := ParseConfig(Config{
 		Hard:            map[string]string{"memory.available": "1Gi"},
@@ -70,7 +70,7 @@ func TestEvaluatorTimeline(t *testing.T) {
 }
 
 func TestEvaluatorSoftGraceRestarts(t *testing.T) {
-	// §5: a soft threshold un-met for one cycle restarts its grace period.
+	// A soft threshold un-met for one cycle restarts its grace period.
 	ts := []Threshold{{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: 2 * time.Minute}}
 	clk := clocktesting.NewFakePassiveClock(t0)
 	e, err := NewEvaluator(ts, Options{Clock: clk})
@@ -85,7 +85,6 @@ func TestEvaluatorSoftGraceRestarts(t *testing.T) {
 }
 
 func TestEvaluatorMinReclaimTimeline(t *testing.T) {
-	// case31.
 	ts, err := ParseConfig(Config{
 		Hard:           map[string]string{"memory.available": "1Gi"},
 		MinimumReclaim: map[string]string{"memory.available": "500Mi"},
@@ -104,7 +103,7 @@ func TestEvaluatorMinReclaimTimeline(t *testing.T) {
 }
 
 func TestEvaluatorStaleStats(t *testing.T) {
-	// §5: unchanged observation timestamp → no eviction, conditions updated.
+	// Unchanged observation timestamp → no eviction, conditions updated.
 	ts := []Threshold{{Signal: MemoryAvailable, Value: qv("1Gi")}}
 	e, err := NewEvaluator(ts, Options{})
 	require.NoError(t, err)
@@ -123,7 +122,7 @@ func TestEvaluatorStaleStats(t *testing.T) {
 }
 
 func TestEvaluatorNilAvailable(t *testing.T) {
-	// case28 through the Evaluator: an observation with a nil Available is
+	// Through the Evaluator: an observation with a nil Available is
 	// absent in the cycle it is given and as the previous observation of
 	// the next cycle. The kubelet's makeSignalObservations leaves such a
 	// signal out, so its lastObservations has no entry for it and
@@ -189,7 +188,7 @@ func TestEvaluatorNoThresholds(t *testing.T) {
 }
 
 func TestEvaluatorConflictingThresholds(t *testing.T) {
-	// §5: two thresholds equal except MinReclaim are rejected (library rule);
+	// Two thresholds equal except MinReclaim are rejected (library rule);
 	// upstream's merge treats them as one.
 	_, err := NewEvaluator([]Threshold{
 		{Signal: MemoryAvailable, Value: qv("1Gi"), MinReclaim: mr(qv("1Gi"))},
@@ -207,7 +206,7 @@ func TestEvaluatorConflictingThresholds(t *testing.T) {
 }
 
 func TestEvaluatorHardAndSoftSameSignal(t *testing.T) {
-	// §5: hard and soft on one signal keep independent bookkeeping.
+	// Hard and soft on one signal keep independent bookkeeping.
 	ts := []Threshold{
 		{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: time.Minute},
 		{Signal: MemoryAvailable, Value: qv("1Gi")},
@@ -232,13 +231,13 @@ func TestEvaluatorHardAndSoftSameSignal(t *testing.T) {
 }
 
 func TestEvaluatorNodeReclaim(t *testing.T) {
-	// case33: single filesystem, nodefs.available<1Gi with 500Mi min-reclaim.
+	// Single filesystem, nodefs.available<1Gi with 500Mi min-reclaim.
 	ts, err := ParseConfig(Config{
 		Hard:           map[string]string{"nodefs.available": "1Gi"},
 		MinimumReclaim: map[string]string{"nodefs.available": "500Mi"},
 	})
 	require.NoError(t, err)
-	ts, err = WithContainerFs(ts, Layout{})
+	ts, _, err = WithContainerFs(ts, Layout{})
 	require.NoError(t, err)
 	e, err := NewEvaluator(ts, Options{})
 	require.NoError(t, err)

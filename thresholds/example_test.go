@@ -134,8 +134,8 @@ func ExampleWithContainerFs() {
 	ts, _ := thresholds.ParseConfig(thresholds.Config{
 		Hard: map[string]string{"nodefs.available": "10%", "imagefs.available": "15%"},
 	})
-	single, _ := thresholds.WithContainerFs(ts, thresholds.Layout{})
-	imageFs, _ := thresholds.WithContainerFs(ts, thresholds.Layout{DedicatedImageFs: true})
+	single, _, _ := thresholds.WithContainerFs(ts, thresholds.Layout{})
+	imageFs, _, _ := thresholds.WithContainerFs(ts, thresholds.Layout{DedicatedImageFs: true})
 	fmt.Println(single[len(single)-1])
 	fmt.Println(imageFs[len(imageFs)-1])
 	// Output:

@@ -15,12 +15,12 @@ func TestParseThresholdFlag(t *testing.T) {
 		err    error
 	}{
 		{
-			name:   "case14 spaces trimmed and empty segment skipped",
+			name:   "spaces trimmed and empty segment skipped",
 			values: []string{"memory.available<100Mi, nodefs.available<10%,"},
 			want:   map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
 		},
-		{name: "case14 equals sign is malformed", values: []string{"memory.available=100Mi"}, err: ErrMalformedPair},
-		{name: "case14 last value wins", values: []string{"a<1,a<2"}, want: map[string]string{"a": "2"}},
+		{name: "equals sign is malformed", values: []string{"memory.available=100Mi"}, err: ErrMalformedPair},
+		{name: "last value wins", values: []string{"a<1,a<2"}, want: map[string]string{"a": "2"}},
 		{name: "repeated flags accumulate", values: []string{"a<1,b<2", "a<3"}, want: map[string]string{"a": "3", "b": "2"}},
 		{name: "split at the first separator", values: []string{"a<b<c"}, want: map[string]string{"a": "b<c"}},
 		{name: "flag not given", values: nil, want: nil},

@@ -59,7 +59,7 @@ func checkPairParser(t *testing.T, s, sep string, parse func(...string) (map[str
 }
 
 func FuzzParseConfig(f *testing.F) {
-	// Seeds from the spec table: flag text for hard, soft, grace periods and
+	// Seeds from the parse table tests: flag text for hard, soft, grace periods and
 	// minimum reclaims, and whether pods allocatable is enforced.
 	seeds := []struct {
 		hard, soft, grace, reclaim string

@@ -19,7 +19,7 @@ func TestParseConfig(t *testing.T) {
 	alloc := func(v Value, minReclaim *Value) Threshold {
 		return Threshold{Signal: AllocatableMemoryAvailable, Value: v, MinReclaim: minReclaim}
 	}
-	// The spec's cases pass an explicit allocatable list to upstream's
+	// These cases pass an explicit allocatable list to upstream's
 	// ParseThresholdConfig, empty unless they say "allocatable pods"; a nil
 	// EnforceNodeAllocatable would be the kubelet's default, ["pods"].
 	none := []string{}
@@ -29,19 +29,19 @@ func TestParseConfig(t *testing.T) {
 		want []Threshold
 	}{
 		{
-			name: "case01 all maps empty",
+			name: "all maps empty",
 			c: Config{Hard: map[string]string{}, Soft: map[string]string{},
 				SoftGracePeriod: map[string]string{}, MinimumReclaim: map[string]string{}, EnforceNodeAllocatable: none},
 			want: nil,
 		},
 		{
-			name: "case01 all maps empty, default enforcement: nothing to copy",
+			name: "all maps empty, default enforcement: nothing to copy",
 			c: Config{Hard: map[string]string{}, Soft: map[string]string{},
 				SoftGracePeriod: map[string]string{}, MinimumReclaim: map[string]string{}},
 			want: nil,
 		},
 		{
-			name: "case02 hard, soft, grace, min-reclaim 0, allocatable pods",
+			name: "hard, soft, grace, min-reclaim 0, allocatable pods",
 			c: Config{
 				Hard:                   map[string]string{"memory.available": "150Mi"},
 				Soft:                   map[string]string{"memory.available": "300Mi"},
@@ -56,7 +56,7 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
-			name: "case03 percentages with percentage min-reclaim",
+			name: "percentages with percentage min-reclaim",
 			c: Config{
 				Hard:                   map[string]string{"memory.available": "10%"},
 				Soft:                   map[string]string{"memory.available": "30%"},
@@ -70,7 +70,7 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
-			name: "case04 fractional percentages as float32",
+			name: "fractional percentages as float32",
 			c: Config{Hard: map[string]string{
 				"imagefs.available": "15%", "nodefs.available": "10.5%", "nodefs.inodesFree": "25.5%",
 			}, EnforceNodeAllocatable: none},
@@ -81,7 +81,7 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
-			name: "case05 0% disables hard and soft, no grace needed",
+			name: "0% disables hard and soft, no grace needed",
 			c: Config{
 				Hard: map[string]string{"memory.available": "0%"},
 				Soft: map[string]string{"memory.available": "0%"},
@@ -89,7 +89,7 @@ func TestParseConfig(t *testing.T) {
 			want: nil,
 		},
 		{
-			name: "case05 100% disables hard and soft, no grace needed",
+			name: "100% disables hard and soft, no grace needed",
 			c: Config{
 				Hard: map[string]string{"memory.available": "100%"},
 				Soft: map[string]string{"memory.available": "100%"},
@@ -97,12 +97,12 @@ func TestParseConfig(t *testing.T) {
 			want: nil,
 		},
 		{
-			name: "case06 0.0% and 100.0% create thresholds",
+			name: "0.0% and 100.0% create thresholds",
 			c:    Config{Hard: map[string]string{"memory.available": "0.0%", "nodefs.available": "100.0%"}, EnforceNodeAllocatable: none},
 			want: []Threshold{mem(pv(0), 0, nil), {Signal: NodeFsAvailable, Value: pv(1)}},
 		},
 		{
-			name: "case12 soft with 0s grace becomes hard and gets an allocatable copy",
+			name: "soft with 0s grace becomes hard and gets an allocatable copy",
 			c: Config{
 				Soft:                   map[string]string{"memory.available": "300Mi"},
 				SoftGracePeriod:        map[string]string{"memory.available": "0s"},
@@ -112,7 +112,7 @@ func TestParseConfig(t *testing.T) {
 			want: []Threshold{mem(qv("300Mi"), 0, nil), alloc(qv("300Mi"), nil)},
 		},
 		{
-			name: "case13 grace period without soft threshold is ignored",
+			name: "grace period without soft threshold is ignored",
 			c: Config{
 				Hard:                   map[string]string{"memory.available": "150Mi"},
 				SoftGracePeriod:        map[string]string{"nodefs.available": "30s"},
@@ -134,7 +134,7 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
-			name: "case16 non-memory hard and soft memory get no allocatable copy",
+			name: "non-memory hard and soft memory get no allocatable copy",
 			c: Config{
 				Hard:                   map[string]string{"nodefs.available": "1Gi"},
 				Soft:                   map[string]string{"memory.available": "1Gi"},
@@ -210,7 +210,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestParseConfigFloat32Percentages(t *testing.T) {
-	// case04: the stored value is float32(number)/100 computed in float32.
+	// The stored value is float32(number)/100 computed in float32.
 	got, err := ParseConfig(Config{Hard: map[string]string{"nodefs.available": "10.5%"}})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
@@ -219,7 +219,7 @@ func TestParseConfigFloat32Percentages(t *testing.T) {
 }
 
 func TestParseConfigZeroPercentNeverMet(t *testing.T) {
-	// case06: 0.0% resolves to 0, which is not greater than 0 available.
+	// 0.0% resolves to 0, which is not greater than 0 available.
 	ts, err := ParseConfig(Config{Hard: map[string]string{"memory.available": "0.0%"}, EnforceNodeAllocatable: []string{}})
 	require.NoError(t, err)
 	require.Len(t, ts, 1)
@@ -236,22 +236,22 @@ func TestParseConfigErrors(t *testing.T) {
 		message []string // substrings the message must contain
 	}{
 		{
-			name:    "case07 unsupported signal",
+			name:    "unsupported signal",
 			c:       Config{Hard: map[string]string{"mem.available": "150Mi"}},
 			want:    ErrUnsupportedSignal,
 			message: []string{"unsupported eviction signal mem.available", "eviction-hard"},
 		},
 		{
-			name: "case07 valid and invalid mixed",
+			name: "valid and invalid mixed",
 			c:    Config{Hard: map[string]string{"memory.available": "150Mi", "mem.available": "150Mi"}},
 			want: ErrUnsupportedSignal,
 		},
-		{name: "case08 negative quantity", c: hardOnly("-150Mi"), want: ErrInvalidThreshold, message: []string{"memory.available", "-150Mi", "positive"}},
-		{name: "case08 zero quantity", c: hardOnly("0"), want: ErrInvalidThreshold, message: []string{"positive"}},
-		{name: "case08 negative percentage", c: hardOnly("-15%"), want: ErrInvalidThreshold, message: []string{"-15%", ">= 0%"}},
-		{name: "case08 percentage above 100", c: hardOnly("150%"), want: ErrInvalidThreshold, message: []string{"150%", "<= 100%"}},
-		{name: "case08 empty value", c: hardOnly(""), want: ErrInvalidThreshold},
-		{name: "case08 malformed percentage", c: hardOnly("10..5%"), want: ErrInvalidThreshold, message: []string{"10..5%"}},
+		{name: "negative quantity", c: hardOnly("-150Mi"), want: ErrInvalidThreshold, message: []string{"memory.available", "-150Mi", "positive"}},
+		{name: "zero quantity", c: hardOnly("0"), want: ErrInvalidThreshold, message: []string{"positive"}},
+		{name: "negative percentage", c: hardOnly("-15%"), want: ErrInvalidThreshold, message: []string{"-15%", ">= 0%"}},
+		{name: "percentage above 100", c: hardOnly("150%"), want: ErrInvalidThreshold, message: []string{"150%", "<= 100%"}},
+		{name: "empty value", c: hardOnly(""), want: ErrInvalidThreshold},
+		{name: "malformed percentage", c: hardOnly("10..5%"), want: ErrInvalidThreshold, message: []string{"10..5%"}},
 		{name: "malformed quantity", c: hardOnly("1x"), want: ErrInvalidThreshold, message: []string{"memory.available<1x"}},
 		{name: "padded value is not trimmed", c: hardOnly(" 100Mi"), want: ErrInvalidThreshold},
 		{name: "infinite percentage", c: hardOnly("inf%"), want: ErrInvalidThreshold},
@@ -263,7 +263,7 @@ func TestParseConfigErrors(t *testing.T) {
 			want: ErrInvalidThreshold,
 		},
 		{
-			name:    "case09 soft without grace period",
+			name:    "soft without grace period",
 			c:       Config{Soft: map[string]string{"memory.available": "150Mi"}},
 			want:    ErrMissingGracePeriod,
 			message: []string{"grace period must be specified for the soft eviction threshold memory.available"},
@@ -273,15 +273,15 @@ func TestParseConfigErrors(t *testing.T) {
 			c:    Config{Soft: map[string]string{"memory.available": "0"}},
 			want: ErrInvalidThreshold,
 		},
-		{name: "case10 negative grace", c: graceOnly("memory.available", "-30s"), want: ErrInvalidGracePeriod, message: []string{"-30s", "positive"}},
-		{name: "case10 bad duration", c: graceOnly("memory.available", "30mins"), want: ErrInvalidGracePeriod, message: []string{"30mins"}},
-		{name: "case10 grace for unknown signal", c: graceOnly("mem.available", "30s"), want: ErrUnsupportedSignal, message: []string{"unsupported eviction signal mem.available"}},
-		{name: "case11 negative min-reclaim", c: reclaimOnly("memory.available", "-300Mi"), want: ErrInvalidMinReclaim, message: []string{"-300Mi", "negative"}},
-		{name: "case11 negative percentage min-reclaim", c: reclaimOnly("memory.available", "-15%"), want: ErrInvalidMinReclaim, message: []string{"positive"}},
-		{name: "case11 zero percentage min-reclaim", c: reclaimOnly("memory.available", "0%"), want: ErrInvalidMinReclaim, message: []string{"positive"}},
-		{name: "case11 empty min-reclaim", c: reclaimOnly("memory.available", ""), want: ErrInvalidMinReclaim},
-		{name: "case11 malformed percentage min-reclaim", c: reclaimOnly("memory.available", "10..5%"), want: ErrInvalidMinReclaim},
-		{name: "case11 min-reclaim for unknown signal", c: reclaimOnly("mem.available", "100Mi"), want: ErrUnsupportedSignal},
+		{name: "negative grace", c: graceOnly("memory.available", "-30s"), want: ErrInvalidGracePeriod, message: []string{"-30s", "positive"}},
+		{name: "bad duration", c: graceOnly("memory.available", "30mins"), want: ErrInvalidGracePeriod, message: []string{"30mins"}},
+		{name: "grace for unknown signal", c: graceOnly("mem.available", "30s"), want: ErrUnsupportedSignal, message: []string{"unsupported eviction signal mem.available"}},
+		{name: "negative min-reclaim", c: reclaimOnly("memory.available", "-300Mi"), want: ErrInvalidMinReclaim, message: []string{"-300Mi", "negative"}},
+		{name: "negative percentage min-reclaim", c: reclaimOnly("memory.available", "-15%"), want: ErrInvalidMinReclaim, message: []string{"positive"}},
+		{name: "zero percentage min-reclaim", c: reclaimOnly("memory.available", "0%"), want: ErrInvalidMinReclaim, message: []string{"positive"}},
+		{name: "empty min-reclaim", c: reclaimOnly("memory.available", ""), want: ErrInvalidMinReclaim},
+		{name: "malformed percentage min-reclaim", c: reclaimOnly("memory.available", "10..5%"), want: ErrInvalidMinReclaim},
+		{name: "min-reclaim for unknown signal", c: reclaimOnly("mem.available", "100Mi"), want: ErrUnsupportedSignal},
 		{
 			name: "hard errors are reported before soft errors",
 			c: Config{
@@ -312,7 +312,7 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestParseConfigMinReclaimAccepted(t *testing.T) {
-	// case11: 0 and 150% are valid minimum reclaims.
+	// 0 and 150% are valid minimum reclaims.
 	for _, v := range []string{"0", "150%"} {
 		t.Run(v, func(t *testing.T) {
 			ts, err := ParseConfig(Config{
@@ -357,7 +357,7 @@ func countSentinels(err error) int {
 }
 
 func TestDefaults(t *testing.T) {
-	// case15 and §3.2.
+	// And the minimum-reclaim examples.
 	tests := []struct {
 		os   OS
 		want map[string]string
@@ -387,17 +387,17 @@ func TestParseConfigDefaults(t *testing.T) {
 	// pods, which copies memory.available<100Mi to
 	// allocatableMemory.available: 6 hard thresholds on Linux.
 	defaultKubelet := append(slices.Clone(linuxDefaults), Threshold{Signal: AllocatableMemoryAvailable, Value: qv("100Mi")})
-	none := []string{} // spec case 15 passes no allocatable enforcement
+	none := []string{} // no allocatable enforcement
 	tests := []struct {
 		name string
 		c    Config
 		want []Threshold
 	}{
-		{name: "case15 hard map absent gives the Linux defaults", c: Config{EnforceNodeAllocatable: none}, want: linuxDefaults},
+		{name: "hard map absent gives the Linux defaults", c: Config{EnforceNodeAllocatable: none}, want: linuxDefaults},
 		{name: "zero Config is a default kubelet: 6 hard thresholds on Linux", c: Config{}, want: defaultKubelet},
 		{name: "zero Config with explicit pods enforcement", c: Config{EnforceNodeAllocatable: []string{NodeAllocatablePods}}, want: defaultKubelet},
 		{
-			name: "case15 user hard map without merge replaces the defaults",
+			name: "user hard map without merge replaces the defaults",
 			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}, EnforceNodeAllocatable: none},
 			want: []Threshold{{Signal: MemoryAvailable, Value: qv("200Mi")}},
 		},
@@ -407,7 +407,7 @@ func TestParseConfigDefaults(t *testing.T) {
 			want: []Threshold{{Signal: MemoryAvailable, Value: qv("200Mi")}, {Signal: AllocatableMemoryAvailable, Value: qv("200Mi")}},
 		},
 		{
-			name: "case15 user hard map with merge keeps the other defaults",
+			name: "user hard map with merge keeps the other defaults",
 			c:    Config{Hard: map[string]string{"memory.available": "200Mi"}, MergeDefaults: true, EnforceNodeAllocatable: none},
 			want: []Threshold{
 				{Signal: ImageFsAvailable, Value: pv(0.15)},
@@ -477,7 +477,7 @@ func TestParseConfigDefaults(t *testing.T) {
 }
 
 func TestParseConfigAllocatableCopies(t *testing.T) {
-	// case16: two hard memory thresholds (built directly, as no flag map can
+	// Two hard memory thresholds (built directly, as no flag map can
 	// hold two) get two copies with matching values and minimum reclaims.
 	in := []Threshold{
 		{Signal: MemoryAvailable, Value: qv("150Mi"), MinReclaim: mr(qv("0"))},

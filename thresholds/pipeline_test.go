@@ -22,19 +22,19 @@ func TestMet(t *testing.T) {
 		enforce bool
 		want    bool
 	}{
-		{"case19 below threshold", hard1Gi, obs("500Mi", "", t0), false, true},
-		{"case19 above threshold", hard1Gi, obs("2Gi", "", t0), false, false},
-		{"case19 equal is not met", hard1Gi, obs("1Gi", "", t0), false, false},
-		{"case20 enforced min-reclaim 1.05Gi", hard1GiMR, obs("1075Mi", "", t0), true, true},
-		{"case20 enforced min-reclaim 2Gi", hard1GiMR, obs("2Gi", "", t0), true, false},
-		{"case20 not enforced 1.05Gi", hard1GiMR, obs("1075Mi", "", t0), false, false},
+		{"below threshold", hard1Gi, obs("500Mi", "", t0), false, true},
+		{"above threshold", hard1Gi, obs("2Gi", "", t0), false, false},
+		{"equal is not met", hard1Gi, obs("1Gi", "", t0), false, false},
+		{"enforced min-reclaim 1.05Gi", hard1GiMR, obs("1075Mi", "", t0), true, true},
+		{"enforced min-reclaim 2Gi", hard1GiMR, obs("2Gi", "", t0), true, false},
+		{"not enforced 1.05Gi", hard1GiMR, obs("1075Mi", "", t0), false, false},
 		{"enforced min-reclaim boundary 1.5Gi", hard1GiMR, obs("1536Mi", "", t0), true, false},
-		{"case21 memory 20% of 1000Mi, 100Mi available", mem20, obs("100Mi", "1000Mi", t0), false, true},
-		{"case21 memory 20% of 1000Mi, 300Mi available", mem20, obs("300Mi", "1000Mi", t0), false, false},
-		{"case21 enforced 25%, 225Mi available", mem20, obs("225Mi", "1000Mi", t0), true, true},
-		{"case21 enforced 25%, 300Mi available", mem20, obs("300Mi", "1000Mi", t0), true, false},
-		{"case21 nodefs 30% of 1000Gi, 100Gi available", nodefs30, obs("100Gi", "1000Gi", t0), false, true},
-		{"case21 nodefs 30% of 1000Gi, 400Gi available", nodefs30, obs("400Gi", "1000Gi", t0), false, false},
+		{"memory 20% of 1000Mi, 100Mi available", mem20, obs("100Mi", "1000Mi", t0), false, true},
+		{"memory 20% of 1000Mi, 300Mi available", mem20, obs("300Mi", "1000Mi", t0), false, false},
+		{"enforced 25%, 225Mi available", mem20, obs("225Mi", "1000Mi", t0), true, true},
+		{"enforced 25%, 300Mi available", mem20, obs("300Mi", "1000Mi", t0), true, false},
+		{"nodefs 30% of 1000Gi, 100Gi available", nodefs30, obs("100Gi", "1000Gi", t0), false, true},
+		{"nodefs 30% of 1000Gi, 400Gi available", nodefs30, obs("400Gi", "1000Gi", t0), false, false},
 		{"percentage of zero capacity", Threshold{Signal: PIDAvailable, Value: pv(0.5)}, obs("0", "0", t0), false, false},
 		{"percentage of zero capacity, negative available", Threshold{Signal: PIDAvailable, Value: pv(0.5)}, obs("-1", "0", t0), false, true},
 		{"nil capacity counts as zero", Threshold{Signal: NodeFsAvailable, Value: pv(0.5)}, obs("-1", "", t0), false, true},
@@ -74,7 +74,7 @@ func TestMet(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	// case22 and the float32 examples of §2.
+	// And the float32 rounding examples of percentages.
 	tests := []struct {
 		v        Value
 		capacity string
@@ -101,7 +101,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestValueEqual(t *testing.T) {
-	// case35, both argument orders.
+	// Both argument orders.
 	tests := []struct {
 		a, b Value
 		want bool
@@ -151,7 +151,6 @@ func TestMerge(t *testing.T) {
 }
 
 func TestFirstObservedAt(t *testing.T) {
-	// case23.
 	hard := Threshold{Signal: MemoryAvailable, Value: qv("1Gi")}
 	soft := Threshold{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: time.Minute}
 	earlier := t0.Add(-time.Minute)
@@ -172,7 +171,6 @@ func TestFirstObservedAt(t *testing.T) {
 }
 
 func TestMetGracePeriod(t *testing.T) {
-	// case24.
 	hard := Threshold{Signal: MemoryAvailable, Value: qv("1Gi")}
 	soft := Threshold{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: time.Minute}
 	tests := []struct {
@@ -195,7 +193,6 @@ func TestMetGracePeriod(t *testing.T) {
 }
 
 func TestNodeConditions(t *testing.T) {
-	// case25.
 	th := func(sigs ...Signal) []Threshold {
 		var out []Threshold
 		for _, s := range sigs {
@@ -223,7 +220,6 @@ func TestNodeConditions(t *testing.T) {
 }
 
 func TestNodeConditionsLastObservedAt(t *testing.T) {
-	// case26.
 	old := t0.Add(-time.Minute)
 	mem := []v1.NodeConditionType{v1.NodeMemoryPressure}
 	assert.Equal(t, ConditionTimes{v1.NodeMemoryPressure: t0}, NodeConditionsLastObservedAt(mem, nil, t0), "new → now")
@@ -234,7 +230,6 @@ func TestNodeConditionsLastObservedAt(t *testing.T) {
 }
 
 func TestNodeConditionsObservedSince(t *testing.T) {
-	// case27.
 	minuteAgo := ConditionTimes{v1.NodeMemoryPressure: t0.Add(-time.Minute)}
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeMemoryPressure}, NodeConditionsObservedSince(minuteAgo, 2*time.Minute, t0))
 	assert.Empty(t, NodeConditionsObservedSince(minuteAgo, 30*time.Second, t0))
@@ -248,7 +243,6 @@ func TestNodeConditionsObservedSince(t *testing.T) {
 }
 
 func TestUpdatedStats(t *testing.T) {
-	// case28.
 	th := []Threshold{{Signal: MemoryAvailable, Value: qv("1Gi")}}
 	at := func(tm time.Time) Observations { return Observations{MemoryAvailable: obs("1", "", tm)} }
 	nilAt := func(tm time.Time) Observations { return Observations{MemoryAvailable: noAvailable("8Gi", tm)} }
@@ -282,7 +276,6 @@ func TestUpdatedStats(t *testing.T) {
 }
 
 func TestStarvedResources(t *testing.T) {
-	// case29.
 	th := func(sig Signal, grace time.Duration) Threshold {
 		return Threshold{Signal: sig, Value: qv("1"), GracePeriod: grace}
 	}
@@ -333,7 +326,6 @@ func TestByEvictionPriority(t *testing.T) {
 }
 
 func TestKillGracePeriod(t *testing.T) {
-	// case32.
 	soft := Threshold{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: time.Minute}
 	hard := Threshold{Signal: MemoryAvailable, Value: qv("1Gi")}
 	tests := []struct {
@@ -363,7 +355,6 @@ func TestKillGracePeriod(t *testing.T) {
 }
 
 func TestMakeObservations(t *testing.T) {
-	// case36.
 	u := func(v uint64) *uint64 { return &v }
 	i := func(v int64) *int64 { return &v }
 	s := Summary{

@@ -37,8 +37,9 @@ const (
 	PIDAvailable Signal = "pid.available"
 )
 
-// Internal resource names the kubelet reclaims under inode and PID pressure.
-// They are not API resources.
+// Internal resource names the kubelet reclaims under inode and PID pressure,
+// as [Signal.Resource] returns them and eviction messages print them. They
+// are not API resources.
 const (
 	// ResourceInodes is the resource reclaimed for the *.inodesFree signals.
 	ResourceInodes v1.ResourceName = "inodes"
@@ -84,6 +85,21 @@ func (s Signal) Resource() (res v1.ResourceName, ok bool) {
 		return ResourcePIDs, true
 	}
 	return "", false
+}
+
+// Filesystem returns the filesystem a disk signal watches: [NodeFs] for
+// nodefs.*, [ImageFs] for imagefs.*, [ContainerFs] for containerfs.*. ok is
+// false for the memory and PID signals and for unknown ones.
+func (s Signal) Filesystem() (fs Filesystem, ok bool) {
+	switch s {
+	case NodeFsAvailable, NodeFsInodesFree:
+		return NodeFs, true
+	case ImageFsAvailable, ImageFsInodesFree:
+		return ImageFs, true
+	case ContainerFsAvailable, ContainerFsInodesFree:
+		return ContainerFs, true
+	}
+	return NodeFs, false
 }
 
 // NodeCondition returns the node condition reported while a threshold on s

@@ -1,10 +1,11 @@
 // Command kubeletpressure is the kubelet's eviction manager
 // (upstream pkg/kubelet/eviction, eviction_manager.go synchronize) in
-// miniature: every 10 s it observes the node's memory, lets a
-// thresholds.Evaluator decide whether memory is starved, ranks the pods with
-// package ranking and evicts at most one. A scripted scenario on fixed times
-// prints each cycle: the thresholds met, the node conditions, the ranking and
-// which pod is evicted, with what grace period and message.
+// miniature: every 10 s it hands the node's stats to a nodepressure.Manager,
+// which decides the node conditions, whether memory is starved, the ranking
+// and the one pod to evict; the scenario carries the decision out. A
+// scripted scenario on fixed times prints each cycle: the thresholds met, the
+// node conditions, the ranking and which pod is evicted, with what grace
+// period and message.
 //
 // The scenario shows:
 //
@@ -30,7 +31,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/evictkit/eviction/nodepressure"
 	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/thresholds"
 )
@@ -71,7 +74,10 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eval, err := thresholds.NewEvaluator(ts, thresholds.Options{MaxPodGracePeriodSeconds: maxPodGrace})
+	// The kubelet's eviction manager, on a fake clock stepped once per
+	// monitoring period.
+	clk := testingclock.NewFakeClock(start)
+	pm, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, MaxPodGracePeriodSeconds: maxPodGrace, Clock: clk})
 	if err != nil {
 		return err
 	}
@@ -85,12 +91,13 @@ func run(out io.Writer) error {
 	fmt.Fprintln(w, "pods:")
 	for _, p := range n.pods {
 		fmt.Fprintf(w, "  %-28s %-10s priority %-10d terminationGracePeriodSeconds %d\n",
-			p.Namespace+"/"+p.Name, ranking.QOSClass(p), ranking.Priority(p), *p.Spec.TerminationGracePeriodSeconds)
+			p.Namespace+"/"+p.Name, ranking.QOSClass(p, ranking.Options{}), ranking.Priority(p), *p.Spec.TerminationGracePeriodSeconds)
 	}
 	fmt.Fprintln(w)
 
-	m := &manager{w: w, node: n, eval: eval, maxGrace: maxPodGrace}
+	m := &manager{w: w, node: n, pm: pm, maxGrace: maxPodGrace}
 	for now := start; now.Sub(start) <= 7*time.Minute; now = now.Add(period) {
+		clk.SetTime(now)
 		for _, s := range story {
 			if s.at == now.Sub(start) {
 				fmt.Fprintf(w, "%s  » %s\n", clock(now), s.text)

@@ -9,92 +9,82 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/evictkit/eviction/nodepressure"
 	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/thresholds"
 )
 
-// manager is the kubelet's eviction manager (pkg/kubelet/eviction) in
-// miniature: each cycle it observes the node, lets the Evaluator decide
-// whether a resource is starved, and if so ranks the pods and evicts one.
+// manager reports what the kubelet's eviction manager does each cycle. The
+// decisions are nodepressure.Manager's; this type only prints them and
+// carries them out on the simulated node.
 type manager struct {
 	w        io.Writer
 	node     *node
-	eval     *thresholds.Evaluator
+	pm       *nodepressure.Manager
 	maxGrace int64 // --eviction-max-pod-grace-period, for the report
 
 	last  string                 // the last cycle's summary line, to skip repeats
 	conds []v1.NodeConditionType // conditions reported last cycle
 }
 
-// synchronize runs one cycle at now, as the kubelet's synchronize does.
-// The stats carry the cycle's time: the Evaluator refuses to evict twice on
+// synchronize runs one cycle at now, the time of the manager's clock.
+// The stats carry the cycle's time: the kubelet refuses to evict twice on
 // stats that did not change, so a real kubelet whose cAdvisor lags skips a
 // cycle instead.
 func (m *manager) synchronize(now time.Time) {
-	obs := thresholds.MakeObservations(m.node.summary(now), thresholds.Linux)
-	r := m.eval.Observe(now, obs)
+	r := m.pm.Synchronize(nodepressure.Stats{Node: m.node.summary(now), Pods: m.node.usage(now)}, m.node.pods)
+	ev := r.Evaluation
 
 	conds := "-"
 	if len(r.Conditions) > 0 {
 		conds = fmt.Sprint(r.Conditions)
 	}
-	line := fmt.Sprintf("available %-7s conditions %-16s met %s", obs[thresholds.MemoryAvailable].Available, conds, m.describeMet(r))
-	if line != m.last || r.Reclaim {
+	line := fmt.Sprintf("available %-7s conditions %-16s met %s", r.Observations[thresholds.MemoryAvailable].Available, conds, m.describeMet(ev))
+	if line != m.last || ev.Reclaim {
 		fmt.Fprintf(m.w, "%s  %s\n", clock(now), line)
 		m.last = line
 	}
 	m.reportConditions(r.Conditions)
-	if !r.Reclaim {
+	if !ev.Reclaim {
 		return
 	}
 
 	// When a hard and a soft threshold of one signal both drive the cycle,
-	// the Evaluator takes the hard one (1 s grace). Upstream sorts them with
-	// a comparator that does not tell them apart, after ranging over a map:
-	// either may win there.
+	// the hard one wins (1 s grace). Upstream sorts them with a comparator
+	// that does not tell them apart, after ranging over a map: either may
+	// win there.
 	kind := "hard"
-	if r.Soft {
+	if ev.Soft {
 		kind = "soft"
 	}
-	fmt.Fprintf(m.w, "          %s threshold %v: node event EvictionThresholdMet %q\n", kind, r.Threshold, "Attempting to reclaim "+r.Resource)
+	fmt.Fprintf(m.w, "          %s threshold %v: node event EvictionThresholdMet %q\n", kind, ev.Threshold, "Attempting to reclaim "+ev.Resource)
 	// Before evicting, the kubelet tries node-level reclaim: container and
-	// image garbage collection. Only disk signals have any
-	// (thresholds.NodeReclaimActions); for memory a pod must go.
-
-	pods := slices.Clone(m.node.pods)
-	usage := m.node.usage(now)
-	// The ranking depends on the signal: memory, disk (by filesystem layout)
-	// or PIDs.
-	if err := ranking.ForSignal(pods, usage, string(r.Signal), ranking.Layout{}); err != nil {
-		fmt.Fprintf(m.w, "          cannot rank: %v\n", err)
-		return
-	}
-	fmt.Fprintf(m.w, "          ranking %s\n", names(pods))
+	// image garbage collection (r.NodeReclaim). Only disk signals have any;
+	// for memory a pod must go.
+	fmt.Fprintf(m.w, "          ranking %s\n", names(r.Ranked))
 
 	// The kubelet walks the ranking and evicts the first pod it may: at most
 	// one per cycle. Static, mirror and system-critical pods stay in the
 	// ranking but are never evicted.
-	for _, p := range pods {
+	for _, p := range r.Ranked {
 		if ranking.Evictable(p) {
 			break
 		}
 		fmt.Fprintf(m.w, "          skip %s/%s: %s\n", p.Namespace, p.Name, whyCritical(p))
 	}
-	victim, ok := ranking.Victim(pods)
-	if !ok {
+	v := r.Victim
+	if v == nil {
 		fmt.Fprintln(m.w, "          no pod can be evicted")
 		return
 	}
-	msg, _ := ranking.EvictionMessage(r.Resource, victim, usage, thresholdsMet(r.Fresh, obs))
-	fmt.Fprintf(m.w, "          evict %s/%s, grace period %ds%s\n", victim.Namespace, victim.Name, r.GracePeriodOverride(victim), m.graceNote(r, victim))
-	fmt.Fprintf(m.w, "          message %q\n", msg)
-	st := ranking.EvictedStatus(victim, msg, now)
-	if i := slices.IndexFunc(st.Conditions, func(c v1.PodCondition) bool { return c.Type == v1.DisruptionTarget }); i >= 0 {
-		c := st.Conditions[i]
-		fmt.Fprintf(m.w, "          pod status %s/%s, condition %s=%s (%s)\n", st.Phase, st.Reason, c.Type, c.Status, c.Reason)
+	fmt.Fprintf(m.w, "          evict %s/%s, grace period %ds%s\n", v.Pod.Namespace, v.Pod.Name, v.GracePeriodSeconds, m.graceNote(ev, v.Pod))
+	fmt.Fprintf(m.w, "          message %q\n", v.Message)
+	if i := slices.IndexFunc(v.Status.Conditions, func(c v1.PodCondition) bool { return c.Type == v1.DisruptionTarget }); i >= 0 {
+		c := v.Status.Conditions[i]
+		fmt.Fprintf(m.w, "          pod status %s/%s, condition %s=%s (%s)\n", v.Status.Phase, v.Status.Reason, c.Type, c.Status, c.Reason)
 	}
-	m.node.remove(victim)
+	m.node.remove(v.Pod)
 }
 
 // describeMet lists the thresholds met this cycle, each marked soft with its
@@ -111,7 +101,7 @@ func (m *manager) describeMet(r thresholds.Result) string {
 		case slices.ContainsFunc(r.Eligible, t.Equal):
 			out = append(out, t.String()+" (soft, grace over)")
 		default:
-			first, _ := m.eval.State().FirstObserved.Lookup(t)
+			first, _ := m.pm.State().FirstObserved.Lookup(t)
 			out = append(out, fmt.Sprintf("%v (soft, grace until %s)", t, clock(first.Add(t.GracePeriod))))
 		}
 	}
@@ -144,20 +134,6 @@ func (m *manager) graceNote(r thresholds.Result, p *v1.Pod) string {
 		return fmt.Sprintf(" (the pod asks %ds, capped by --eviction-max-pod-grace-period)", *s)
 	}
 	return " (the pod's own terminationGracePeriodSeconds)"
-}
-
-// thresholdsMet resolves the thresholds that drove this cycle for the
-// eviction message, in the kubelet's order (eviction priority).
-func thresholdsMet(fresh []thresholds.Threshold, obs thresholds.Observations) []ranking.ThresholdMet {
-	var out []ranking.ThresholdMet
-	for _, t := range thresholds.ByEvictionPriority(fresh) {
-		o, ok := obs[t.Signal]
-		if !ok || o.Available == nil {
-			continue
-		}
-		out = append(out, ranking.ThresholdMet{Signal: string(t.Signal), Quantity: t.Value.Resolve(o.Capacity), Available: *o.Available})
-	}
-	return out
 }
 
 func whyCritical(p *v1.Pod) string {

@@ -35,11 +35,16 @@
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.
-//   - pressure NODE --signal SIGNAL=AMOUNT... [--usage FILE]: the kubelet's
-//     default hard thresholds ([thresholds.ParseConfig]) are evaluated on the
-//     observation ([thresholds.Evaluator]); if one is met, the node's pods
-//     are ranked for it ([ranking.ForSignal]) and the kubelet's eviction order
-//     printed, critical pods marked as skipped ([ranking.Evictable]).
+//   - pressure NODE --signal SIGNAL=AMOUNT... [--usage FILE], or pressure
+//     NODE --summary FILE: the kubelet's default hard thresholds
+//     ([thresholds.ParseConfig]) are evaluated on the observation
+//     ([thresholds.Evaluator]); if one is met, the node's pods are ranked for
+//     it ([ranking.ForSignal]) and the kubelet's eviction order printed,
+//     critical pods marked as skipped ([ranking.Evictable]), with each
+//     container's oom_score_adj ([ranking.OOMScoreAdjust]). --summary reads
+//     the kubelet's stats summary ([statsummary.Decode]): the signals from
+//     its node figures ([thresholds.MakeObservations]) and each listed pod's
+//     usage; the output names the file as the source of both.
 //   - preempt POD.yaml: the pod is evaluated as a pending preemptor over every
 //     node ([preemption.NewNodeSnapshot], [preemption.Evaluate]) with the
 //     snapshot's PodDisruptionBudgets; candidates, the chosen node, the
@@ -65,7 +70,8 @@
 // (threshold, signal, resource; null when no threshold is met),
 // "rankedFor" (the signal whose ranking "pods" follows), "hypothetical"
 // (true when nothing is met and the order is what would happen), "pods" in
-// eviction order (pod, qos, priority, request, usage, usageFromRequests,
+// eviction order (pod, qos, priority, oomScoreAdj (container, oomScoreAdj),
+// request, usage, usageFromRequests,
 // evictable, skipReason, availableAfter, enough, needed), "message" (the
 // first victim's eviction message) and "notes".
 //

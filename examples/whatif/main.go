@@ -32,8 +32,10 @@ Scenarios:
   taint NODE KEY[=VALUE]:EFFECT
       The taint is applied at t0, as kubectl taint would (no --overwrite).
   pressure NODE --signal SIGNAL=AMOUNT... [--usage FILE]
+  pressure NODE --summary FILE
       The kubelet's default hard thresholds against the observed amounts: which
-      are met, and the order in which the kubelet evicts the node's pods.
+      are met, and the order in which the kubelet evicts the node's pods, with
+      each pod's oom_score_adj.
   preempt POD.yaml
       The node and the victims kube-scheduler would preempt for the pending pod
       (a Pod in YAML or JSON; "-" reads standard input), and the criterion
@@ -60,6 +62,11 @@ Flags (before or after the scenario):
                 Keys: memory (working set), ephemeral-storage, inodes, pids.
                 Without it, or for a pod it does not list, usage is the pod's
                 requests (no processes, no inodes); the output says which.
+  --summary FILE (pressure) the kubelet's stats summary, what
+                    kubectl get --raw /api/v1/nodes/NODE/proxy/stats/summary
+                prints: the signals from its node figures and the usage of
+                each pod it lists; pods it does not list fall back to their
+                requests. Replaces --signal and --usage.
 
 t0 is the latest node heartbeat in the snapshot. Times in tables are offsets
 from t0; -o json also gives them in RFC 3339.
@@ -105,6 +112,7 @@ type cli struct {
 	output  string
 	signals []string
 	usage   string
+	summary string
 	set     map[string]bool
 }
 
@@ -124,6 +132,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 	fs.StringVar(&c.output, "o", "table", "")
 	fs.Func("signal", "", func(s string) error { c.signals = append(c.signals, s); return nil })
 	fs.StringVar(&c.usage, "usage", "", "")
+	fs.StringVar(&c.summary, "summary", "", "")
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -160,7 +169,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		pos = []string{"node-down", demoNode}
 	}
 	scenario, rest := pos[0], pos[1:]
-	for _, f := range []string{"signal", "usage"} {
+	for _, f := range []string{"signal", "usage", "summary"} {
 		if c.set[f] && scenario != "pressure" {
 			return badInput("--%s only applies to pressure", f)
 		}
@@ -178,8 +187,11 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		if len(rest) != 1 {
 			return badInput("pressure: want one NODE, got %d arguments", len(rest))
 		}
-		if len(c.signals) == 0 {
-			return badInput("pressure: give at least one --signal SIGNAL=AMOUNT, e.g. --signal memory.available=200Mi")
+		switch {
+		case c.summary != "" && (len(c.signals) > 0 || c.usage != ""):
+			return badInput("pressure: --summary gives the signals and the usage; leave out --signal and --usage")
+		case c.summary == "" && len(c.signals) == 0:
+			return badInput("pressure: give at least one --signal SIGNAL=AMOUNT, e.g. --signal memory.available=200Mi, or --summary FILE")
 		}
 	case "preempt":
 		if len(rest) != 1 {
@@ -200,7 +212,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "taint":
 		r, err = taintNode(s, source, rest[0], rest[1])
 	case "pressure":
-		r, err = pressure(s, source, rest[0], c.signals, c.usage, stdin, c.file == "-")
+		r, err = pressure(s, source, rest[0], pressureInput{signals: c.signals, usageFile: c.usage, summaryFile: c.summary}, stdin, c.file == "-")
 	case "preempt":
 		r, err = preempt(s, source, rest[0], stdin, c.file == "-")
 	}

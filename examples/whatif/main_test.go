@@ -69,6 +69,7 @@ func TestGolden(t *testing.T) {
 		{"pressure-memory", "", []string{"pressure", "worker-a2", "--signal", "memory.available=50Mi", "--usage", "testdata/usage.yaml"}},
 		{"pressure-nodefs", "", []string{"pressure", "worker-a2", "--signal=nodefs.available=8%", "--usage=testdata/usage.yaml"}},
 		{"pressure-json", "", []string{"-o", "json", "pressure", "worker-a2", "--signal", "memory.available=50Mi", "--usage", "testdata/usage.yaml"}},
+		{"pressure-summary", "", []string{"pressure", "worker-a2", "--summary", "testdata/summary-worker-a2.json"}},
 		{"kind-node-down", "", []string{"-f", "testdata/kind-cluster.yaml", "node-down", "kind-worker"}},
 		{"kind-control-plane-down", "", []string{"-f", "testdata/kind-cluster.yaml", "node-down", "kind-control-plane"}},
 		{"stdin-node-down", kind, []string{"node-down", "kind-worker2", "-f", "-"}},
@@ -458,6 +459,9 @@ func TestBadInput(t *testing.T) {
 		{"bad signal amount", "", []string{"pressure", "worker-a2", "--signal", "memory.available=lots"}, `"lots"`},
 		{"bad signal percentage", "", []string{"pressure", "worker-a2", "--signal", "nodefs.available=120%"}, `"120%"`},
 		{"percentage without capacity", "", []string{"pressure", "worker-a2", "--signal", "nodefs.inodesFree=5%"}, "capacity"},
+		{"summary and signal", "", []string{"pressure", "worker-a2", "--summary", "testdata/summary-worker-a2.json", "--signal", "memory.available=1Gi"}, "--summary"},
+		{"summary not a summary", "", []string{"pressure", "worker-a2", "--summary", "testdata/usage.yaml"}, "usage.yaml"},
+		{"summary only elsewhere", "", []string{"node-down", "worker-a2", "--summary", "testdata/summary-worker-a2.json"}, "--summary"},
 		{"signal twice", "", []string{"pressure", "worker-a2", "--signal", "memory.available=1Gi", "--signal", "memory.available=2Gi"}, "twice"},
 		{"usage file missing", "", []string{"pressure", "worker-a2", "--signal", "memory.available=1Gi", "--usage", filepath.Join(dir, "u.yaml")}, "u.yaml"},
 		{"usage not a map", "", []string{"pressure", "worker-a2", "--signal", "memory.available=1Gi", "--usage", nodeYAML}, "node.yaml"},
@@ -504,8 +508,14 @@ type pressureDoc struct {
 		Signal   string `json:"signal"`
 		Resource string `json:"resource"`
 	} `json:"reclaim"`
-	Hypothetical bool `json:"hypothetical"`
-	Thresholds   []struct {
+	Hypothetical bool     `json:"hypothetical"`
+	UsageSource  string   `json:"usageSource"`
+	Notes        []string `json:"notes"`
+	Observations []struct {
+		Signal    string `json:"signal"`
+		Available string `json:"available"`
+	} `json:"observations"`
+	Thresholds []struct {
 		Threshold string `json:"threshold"`
 		Met       bool   `json:"met"`
 	} `json:"thresholds"`
@@ -514,8 +524,13 @@ type pressureDoc struct {
 		QOS               string `json:"qos"`
 		Evictable         bool   `json:"evictable"`
 		UsageFromRequests bool   `json:"usageFromRequests"`
-		Enough            bool   `json:"enough"`
-		Needed            bool   `json:"needed"`
+		Usage             string `json:"usage"`
+		OOMScoreAdj       []struct {
+			Container   string `json:"container"`
+			OOMScoreAdj int    `json:"oomScoreAdj"`
+		} `json:"oomScoreAdj"`
+		Enough bool `json:"enough"`
+		Needed bool `json:"needed"`
 	} `json:"pods"`
 	Message string `json:"message"`
 }
@@ -572,6 +587,91 @@ func TestPressureMemoryOrder(t *testing.T) {
 	}
 	if !strings.Contains(doc.Message, "Container nightly-report was using 300Mi, request is 0") {
 		t.Errorf("message %q", doc.Message)
+	}
+}
+
+// nodefs.available 8% of the node's 100Gi disk meets the default 10%
+// threshold: the kubelet reclaims ephemeral-storage, first by garbage
+// collection (a note says the model assumes it frees nothing), then by
+// evicting the pods whose disk usage most exceeds their request, lowest
+// priority first; the nightly report's 6Gi is enough on its own.
+func TestPressureNodefsOrder(t *testing.T) {
+	doc := runPressure(t, "worker-a2", "--signal=nodefs.available=8%", "--usage=testdata/usage.yaml")
+	if doc.Reclaim == nil || doc.Reclaim.Signal != "nodefs.available" || doc.Reclaim.Resource != "ephemeral-storage" || doc.Hypothetical {
+		t.Fatalf("reclaim %+v hypothetical %v", doc.Reclaim, doc.Hypothetical)
+	}
+	got := podOrder(doc)
+	want := []string{
+		"batch/nightly-report-29391840-9dh8m", // exceeds by 6Gi, priority -100
+		"shop/search-5d8f8745e-z6jzw",         // exceeds by 2Gi, priority 0
+		"shop/orders-worker-5d8f89680-l6ks4",  // exceeds by 500Mi, priority 0
+	}
+	if !slices.Equal(got[:3], want) {
+		t.Errorf("order %q, want %q first", got, want)
+	}
+	for i, p := range doc.Pods {
+		if p.Enough != (i == 0) || p.Needed != (i == 0) {
+			t.Errorf("%s: enough %v needed %v, want only the first", p.Pod, p.Enough, p.Needed)
+		}
+		if critical := strings.HasPrefix(p.Pod, "kube-system/"); p.Evictable == critical {
+			t.Errorf("%s evictable %v", p.Pod, p.Evictable)
+		}
+	}
+	if !strings.Contains(doc.Message, "low on resource: ephemeral-storage") || !strings.Contains(doc.Message, "Container nightly-report was using 6Gi") {
+		t.Errorf("message %q", doc.Message)
+	}
+	if len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "DeleteAllUnusedContainers and DeleteUnusedImages") {
+		t.Errorf("notes %q: want the garbage collections named", doc.Notes)
+	}
+}
+
+// --summary reads the signals and the usage from the kubelet's stats
+// summary: memory.available 60Mi meets the default threshold, pods listed in
+// it carry its working sets, the one it does not list falls back to its
+// requests, and the output names the file as the source of both.
+func TestPressureSummary(t *testing.T) {
+	doc := runPressure(t, "worker-a2", "--summary", "testdata/summary-worker-a2.json")
+	if doc.Reclaim == nil || doc.Reclaim.Signal != "memory.available" {
+		t.Fatalf("reclaim %+v", doc.Reclaim)
+	}
+	if len(doc.Observations) == 0 || doc.Observations[0].Signal != "memory.available" || doc.Observations[0].Available != "60Mi" {
+		t.Errorf("observations %+v", doc.Observations)
+	}
+	if !strings.Contains(doc.UsageSource, "stats summary testdata/summary-worker-a2.json for 8 pods") {
+		t.Errorf("usage source %q", doc.UsageSource)
+	}
+	for _, p := range doc.Pods {
+		if fromRequests := p.Pod == "kube-system/aws-node-nkh5h"; p.UsageFromRequests != fromRequests {
+			t.Errorf("%s: usage from requests %v", p.Pod, p.UsageFromRequests)
+		}
+	}
+	if doc.Pods[0].Pod != "batch/nightly-report-29391840-9dh8m" || doc.Pods[0].Usage != "310Mi" {
+		t.Errorf("first %+v", doc.Pods[0])
+	}
+}
+
+// Every pod shows the oom_score_adj of each container: -997 for Guaranteed
+// and node-critical pods, 1000 for BestEffort, and for Burstable pods
+// 1000 minus the container's share of the node's memory, per mille.
+func TestPressureOOMScoreAdj(t *testing.T) {
+	doc := runPressure(t, "worker-a2", "--signal", "memory.available=50Mi")
+	for _, p := range doc.Pods {
+		if len(p.OOMScoreAdj) != 1 {
+			t.Fatalf("%s: %+v, want one container", p.Pod, p.OOMScoreAdj)
+		}
+		adj := p.OOMScoreAdj[0].OOMScoreAdj
+		switch {
+		case p.QOS == "Guaranteed" || strings.HasPrefix(p.Pod, "kube-system/"):
+			if adj != -997 {
+				t.Errorf("%s (%s): %d, want -997", p.Pod, p.QOS, adj)
+			}
+		case p.QOS == "BestEffort":
+			if adj != 1000 {
+				t.Errorf("%s: %d, want 1000", p.Pod, adj)
+			}
+		case adj <= 2 || adj >= 1000:
+			t.Errorf("%s (Burstable): %d, want between 3 and 999", p.Pod, adj)
+		}
 	}
 }
 

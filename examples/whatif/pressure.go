@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/evictkit/eviction/ranking"
+	"github.com/evictkit/eviction/statsummary"
 	"github.com/evictkit/eviction/thresholds"
 )
 
@@ -25,6 +26,7 @@ type pressureReport struct {
 	node        string
 	t0          time.Time
 	usageSource string
+	summary     string // the --summary file the signals come from, if any
 	obs         []observed
 	ts          []thresholds.Threshold
 	met         []thresholds.Threshold
@@ -47,11 +49,20 @@ type observed struct {
 	capacity  *resource.Quantity
 }
 
+// pressureInput says where pressure reads the node's signals and the pods'
+// usage: --signal and --usage, or --summary.
+type pressureInput struct {
+	signals     []string
+	usageFile   string
+	summaryFile string
+}
+
 // pressureRow is one pod in eviction order.
 type pressureRow struct {
 	pod            *corev1.Pod
 	qos            corev1.PodQOSClass
 	priority       int32
+	oomScoreAdj    []containerOOM
 	request, usage resource.Quantity
 	fromRequests   bool
 	evictable      bool
@@ -126,6 +137,9 @@ type pressurePodJSON struct {
 	// SkipReason says why.
 	Evictable  bool   `json:"evictable"`
 	SkipReason string `json:"skipReason,omitempty"`
+	// OOMScoreAdj is the oom_score_adj the kubelet gives each regular
+	// container, in spec order.
+	OOMScoreAdj []containerOOM `json:"oomScoreAdj"`
 	// AvailableAfter is the signal's available amount once this pod and
 	// the evictable pods before it are gone (usage freed at once); Enough
 	// is true from the first pod after which no threshold is met; Needed
@@ -135,35 +149,37 @@ type pressurePodJSON struct {
 	Needed         bool   `json:"needed"`
 }
 
+// containerOOM is one container's oom_score_adj.
+type containerOOM struct {
+	Container   string `json:"container"`
+	OOMScoreAdj int    `json:"oomScoreAdj"`
+}
+
 // usageEntry is one pod of a --usage file: resource → quantity.
 type usageEntry map[string]json.RawMessage
 
 // pressure evaluates the kubelet's thresholds and eviction order on node.
-func pressure(s *snapshot, source, nodeName string, signals []string, usageFile string, stdin io.Reader, stdinTaken bool) (report, error) {
+func pressure(s *snapshot, source, nodeName string, in pressureInput, stdin io.Reader, stdinTaken bool) (report, error) {
 	node, err := s.node(nodeName)
 	if err != nil {
 		return nil, err
 	}
 	r := &pressureReport{source: source, node: nodeName, t0: s.t0()}
-	obs := thresholds.Observations{}
-	for _, sig := range signals {
-		o, err := parseSignal(sig, node)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := obs[o.signal]; dup {
-			return nil, badInput("--signal %s: given twice", o.signal)
-		}
-		r.obs = append(r.obs, o)
-		avail := o.available.DeepCopy()
-		obs[o.signal] = thresholds.Observation{Available: &avail, Capacity: o.capacity, Time: r.t0}
-	}
-
 	pods := s.podsOn(nodeName)
-	given, err := readUsage(usageFile, stdin, stdinTaken, pods, r)
+	var obs thresholds.Observations
+	var given map[string]ranking.Usage
+	if in.summaryFile != "" {
+		obs, given, err = readSummary(in.summaryFile, stdin, stdinTaken, pods, r)
+	} else {
+		obs, err = r.readSignals(in.signals, node)
+		if err == nil {
+			given, err = readUsage(in.usageFile, stdin, stdinTaken, pods, r)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	memCapacity := node.Status.Capacity[corev1.ResourceMemory]
 
 	// The kubelet's defaults: --eviction-hard for Linux, node allocatable
 	// enforced for pods.
@@ -192,7 +208,7 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		}
 		return requestUsage(p), true
 	}
-	if err := ranking.ForSignal(pods, usageOf, string(r.signal), ranking.Layout{}); err != nil {
+	if err := ranking.ForSignal(pods, usageOf, r.signal, thresholds.Layout{}, ranking.Options{}); err != nil {
 		return nil, badInput("--signal %s: %v", r.signal, err)
 	}
 
@@ -207,9 +223,13 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		u, _ := usageOf(p)
 		_, fromFile := given[podKey(p)]
 		row := pressureRow{
-			pod: p, qos: ranking.QOSClass(p), priority: ranking.Priority(p),
+			pod: p, qos: ranking.QOSClass(p, ranking.Options{}), priority: ranking.Priority(p),
 			request: ranking.Request(p, r.requestResource()), usage: usageFigure(u, r.resource),
 			fromRequests: !fromFile, evictable: ranking.Evictable(p),
+		}
+		for i := range p.Spec.Containers {
+			c := &p.Spec.Containers[i]
+			row.oomScoreAdj = append(row.oomScoreAdj, containerOOM{c.Name, ranking.OOMScoreAdjust(p, c, memCapacity.Value(), ranking.Options{})})
 		}
 		if !row.evictable {
 			row.skip = skipReason(p)
@@ -226,9 +246,8 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 		r.rows = append(r.rows, row)
 	}
 	if victim, ok := ranking.Victim(pods); ok && !r.hypothetic {
-		q := r.res.Threshold.Value.Resolve(o.Capacity)
 		r.message, _ = ranking.EvictionMessage(r.resource, victim, usageOf,
-			[]ranking.ThresholdMet{{Signal: string(r.signal), Quantity: q, Available: o.Available.DeepCopy()}})
+			[]thresholds.Threshold{r.res.Threshold}, obs, ranking.Options{})
 	}
 	if actions := thresholds.NodeReclaimActions(r.signal, thresholds.Layout{}); len(actions) > 0 && !r.hypothetic {
 		names := make([]string, len(actions))
@@ -239,6 +258,64 @@ func pressure(s *snapshot, source, nodeName string, signals []string, usageFile 
 			"they free nothing.", r.signal, strings.Join(names, " and ")))
 	}
 	return r, nil
+}
+
+// readSignals reads the --signal values into r.obs and the observations.
+func (r *pressureReport) readSignals(signals []string, node *corev1.Node) (thresholds.Observations, error) {
+	obs := thresholds.Observations{}
+	for _, sig := range signals {
+		o, err := parseSignal(sig, node)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := obs[o.signal]; dup {
+			return nil, badInput("--signal %s: given twice", o.signal)
+		}
+		r.obs = append(r.obs, o)
+		avail := o.available.DeepCopy()
+		obs[o.signal] = thresholds.Observation{Available: &avail, Capacity: o.capacity, Time: r.t0}
+	}
+	return obs, nil
+}
+
+// readSummary reads a --summary file, the kubelet's stats summary: the
+// signals observed from its node figures (as the kubelet's eviction manager
+// observes them on Linux) and the usage of each pod of the node it lists,
+// joined by namespace and name (statsummary.Summary.Usage).
+func readSummary(file string, stdin io.Reader, stdinTaken bool, pods []*corev1.Pod, r *pressureReport) (thresholds.Observations, map[string]ranking.Usage, error) {
+	data, name, err := readInput(file, stdin, stdinTaken)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, err := statsummary.Decode(data)
+	if err != nil {
+		return nil, nil, badInput("--summary %s: %v", name, err)
+	}
+	if sum.NodeName != "" && sum.NodeName != r.node {
+		r.notes = append(r.notes, fmt.Sprintf("--summary %s is node %s's, not %s's.", name, sum.NodeName, r.node))
+	}
+	obs := thresholds.MakeObservations(sum.Node, thresholds.Linux)
+	for _, sig := range thresholds.Signals() {
+		o, ok := obs[sig]
+		if !ok {
+			continue
+		}
+		r.obs = append(r.obs, observed{text: display(*o.Available), signal: sig, available: o.Available.DeepCopy(), capacity: o.Capacity})
+		o.Time = r.t0 // the scenario's one cycle happens at t0
+		obs[sig] = o
+	}
+	if len(r.obs) == 0 {
+		return nil, nil, badInput("--summary %s: no eviction signal can be observed from its node figures", name)
+	}
+	given := map[string]ranking.Usage{}
+	for _, p := range pods {
+		if u, ok := sum.Usage(p); ok {
+			given[podKey(p)] = u
+		}
+	}
+	r.summary = name
+	r.usageSource = fmt.Sprintf("the stats summary %s for %s, the requests for the others", name, plural(len(given), "pod"))
+	return obs, given, nil
 }
 
 // thresholdFor returns the amount the signal must reach for every
@@ -482,6 +559,10 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 	}
 	header := fmt.Sprintf("What if node %s observes %s at t0 = %s? Input: %s.",
 		r.node, strings.Join(given, ", "), stamp(r.t0), r.source)
+	if r.summary != "" {
+		header = fmt.Sprintf("What if node %s observes what the stats summary %s reports (%s) at t0 = %s? Input: %s.",
+			r.node, r.summary, strings.Join(given, ", "), stamp(r.t0), r.source)
+	}
 	b.WriteString(wrapped(header) + wrapped(r.model()))
 	var met []string
 	for _, t := range r.ts {
@@ -502,9 +583,9 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 			r.resource, r.signal, display(r.target))
 	}
 	b.WriteString("\n" + wrapped(verdict) + "\n")
-	cols := []string{"#", "POD", "QOS", "PRIORITY", "USAGE/REQUEST", "AVAILABLE AFTER", ""}
+	cols := []string{"#", "POD", "QOS", "PRIORITY", "OOM_SCORE_ADJ", "USAGE/REQUEST", "AVAILABLE AFTER", ""}
 	if r.hypothetic {
-		cols = slices.Delete(cols, 5, 6)
+		cols = slices.Delete(cols, 6, 7)
 	}
 	t := newTable(&b, cols...)
 	i := 0
@@ -521,10 +602,14 @@ func (r *pressureReport) writeTable(w io.Writer) error {
 				note = "<- enough"
 			}
 		}
-		cells := []string{rank, podKey(row.pod), string(row.qos), strconv.Itoa(int(row.priority)),
+		var oom []string
+		for _, c := range row.oomScoreAdj {
+			oom = append(oom, strconv.Itoa(c.OOMScoreAdj))
+		}
+		cells := []string{rank, podKey(row.pod), string(row.qos), strconv.Itoa(int(row.priority)), strings.Join(oom, ","),
 			display(row.usage) + "/" + r.requestText(row), after, note}
 		if r.hypothetic {
-			cells = slices.Delete(cells, 5, 6)
+			cells = slices.Delete(cells, 6, 7)
 		}
 		t.row(cells...)
 	}
@@ -574,7 +659,7 @@ func (r *pressureReport) jsonValue() any {
 	}
 	for _, row := range r.rows {
 		doc.Pods = append(doc.Pods, pressurePodJSON{
-			Pod: podKey(row.pod), QOS: string(row.qos), Priority: row.priority,
+			Pod: podKey(row.pod), QOS: string(row.qos), Priority: row.priority, OOMScoreAdj: row.oomScoreAdj,
 			Request: r.requestText(row), Usage: row.usage.String(), UsageFromRequests: row.fromRequests,
 			Evictable: row.evictable, SkipReason: row.skip, AvailableAfter: row.availableAfter.String(),
 			Enough: row.enough, Needed: row.needed,
