@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -41,9 +42,13 @@ func (c *cluster) startTrace(t *testing.T) *trace {
 		AddFunc:    func(obj any) { tr.pod(nil, obj.(*v1.Pod)) },
 		UpdateFunc: func(old, obj any) { tr.pod(old.(*v1.Pod), obj.(*v1.Pod)) },
 	})
-	f.Start(c.ctx.Done())
-	f.WaitForCacheSync(c.ctx.Done())
-	t.Cleanup(f.Shutdown)
+	ctx, cancel := context.WithCancel(c.ctx)
+	f.Start(ctx.Done())
+	f.WaitForCacheSync(ctx.Done())
+	t.Cleanup(func() {
+		cancel()
+		f.Shutdown()
+	})
 	return tr
 }
 

@@ -87,7 +87,8 @@ type Controller struct {
 	monitor *nodelifecycle.Monitor
 }
 
-// New returns a controller over cfg's informers; nothing happens until Run.
+// New returns a controller over cfg's informers, which it requests from
+// their factory: start the factory after New. Nothing happens until Run.
 func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Nodes == nil || cfg.Pods == nil || cfg.Leases == nil {
 		return nil, errors.New("node lifecycle: Config needs Client, Nodes, Pods and Leases")
@@ -98,6 +99,10 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Request every informer now, so that the factory's Start (after New)
+	// starts them all.
+	cfg.Nodes.Informer()
+	cfg.Leases.Informer()
 	pods := cfg.Pods.Informer()
 	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
 		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {

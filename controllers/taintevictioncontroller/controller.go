@@ -68,7 +68,8 @@ type Controller struct {
 	deleter deleter
 }
 
-// New returns a controller over cfg's informers; nothing happens until Run.
+// New returns a controller over cfg's informers, which it requests from
+// their factory: start the factory after New. Nothing happens until Run.
 func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Pods == nil || cfg.Nodes == nil {
 		return nil, errors.New("taint eviction: Config needs Client, Pods and Nodes")
@@ -79,6 +80,9 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Request every informer now, so that the factory's Start (after New)
+	// starts them all.
+	cfg.Nodes.Informer()
 	pods := cfg.Pods.Informer()
 	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
 		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {

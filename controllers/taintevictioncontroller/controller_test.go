@@ -71,8 +71,12 @@ func TestRun(t *testing.T) {
 			t.Errorf("pod %s: %v, want it kept", name, err)
 		}
 	}
-	if got := testutil.ToFloat64(m.deletions); got != 1 {
-		t.Errorf("taint_eviction_controller_pod_deletions_total = %v, want 1", got)
+	// The deletion is counted once the delete call has returned.
+	for testutil.ToFloat64(m.deletions) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("taint_eviction_controller_pod_deletions_total = %v, want 1", testutil.ToFloat64(m.deletions))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
 	f.Shutdown()

@@ -32,8 +32,8 @@ type deleter struct {
 }
 
 // deletePod evicts e.Pod. It reports whether this call deleted the pod: false
-// with a nil error when the pod was gone or replaced by a pod of the same name
-// (another UID) before the delete.
+// with a nil error when the pod was gone, already terminating, or replaced by
+// a pod of the same name (another UID) before the delete.
 func (d *deleter) deletePod(ctx context.Context, e tainteviction.Eviction) (deleted bool, err error) {
 	for attempt := range deleteAttempts {
 		if attempt > 0 {
@@ -78,7 +78,10 @@ func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, 
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return false, nil
 	}
-	return err == nil, err
+	// The delete of a pod already terminating changes nothing: it is not
+	// counted again (a second eviction of the same pod, queued while the
+	// first ran, does this).
+	return err == nil && pod.DeletionTimestamp == nil, err
 }
 
 // conditionPatch returns the strategic merge patch of the status

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/evictkit/eviction/podresources"
 	"github.com/evictkit/eviction/preemption"
-	"github.com/evictkit/eviction/ranking"
 )
 
 // cluster is the scheduler's view of a small cluster: nodes with their bound
@@ -136,5 +136,5 @@ func cpu(p *v1.Pod) string {
 }
 
 func describePod(p *v1.Pod) string {
-	return fmt.Sprintf("%s(%d)", p.Name, ranking.Priority(p))
+	return fmt.Sprintf("%s(%d)", p.Name, podresources.Priority(p))
 }

@@ -10,8 +10,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/evictkit/eviction/podresources"
 	"github.com/evictkit/eviction/preemption"
-	"github.com/evictkit/eviction/ranking"
 )
 
 // schedule tries to place p, preempting if it fits nowhere, and reports.
@@ -20,7 +20,7 @@ func schedule(w io.Writer, c *cluster, p *v1.Pod, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s  %s (priority %d, cpu %s) is pending\n", now.Format("15:04"), p.Name, ranking.Priority(p), cpu(p))
+	fmt.Fprintf(w, "%s  %s (priority %d, cpu %s) is pending\n", now.Format("15:04"), p.Name, podresources.Priority(p), cpu(p))
 	// A fixed offset and now make the dry run deterministic; upstream
 	// starts at a random node and reads the clock.
 	opts := preemption.Options{Offset: preemption.FixedOffset(0)}
@@ -82,13 +82,13 @@ func measure(crit preemption.Criterion, c preemption.Candidate) string {
 	case preemption.CriterionPDBViolations:
 		return fmt.Sprintf("%d PDB violation(s)", c.Victims.NumPDBViolations)
 	case preemption.CriterionHighestPriority:
-		return fmt.Sprintf("most important victim has priority %d", ranking.Priority(pods[0]))
+		return fmt.Sprintf("most important victim has priority %d", podresources.Priority(pods[0]))
 	case preemption.CriterionPrioritySum:
 		// Each priority counts as priority + 2³¹, so that at equal
 		// priorities fewer victims always sum lower.
 		var terms []string
 		for _, p := range pods {
-			terms = append(terms, fmt.Sprint(ranking.Priority(p)))
+			terms = append(terms, fmt.Sprint(podresources.Priority(p)))
 		}
 		return fmt.Sprintf("%d victim(s), priorities %s", len(pods), strings.Join(terms, "+"))
 	case preemption.CriterionVictimCount:
@@ -98,11 +98,11 @@ func measure(crit preemption.Criterion, c preemption.Candidate) string {
 		// counts; the latest such start wins (the least work is lost).
 		var earliest time.Time
 		for _, p := range pods {
-			if s := p.Status.StartTime; ranking.Priority(p) == ranking.Priority(pods[0]) && s != nil && (earliest.IsZero() || s.Time.Before(earliest)) {
+			if s := p.Status.StartTime; podresources.Priority(p) == podresources.Priority(pods[0]) && s != nil && (earliest.IsZero() || s.Time.Before(earliest)) {
 				earliest = s.Time
 			}
 		}
-		return "its priority-" + fmt.Sprint(ranking.Priority(pods[0])) + " victims started at " + earliest.Format("15:04")
+		return "its priority-" + fmt.Sprint(podresources.Priority(pods[0])) + " victims started at " + earliest.Format("15:04")
 	}
 	return ""
 }

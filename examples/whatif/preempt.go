@@ -20,8 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/yaml"
 
+	"github.com/evictkit/eviction/podresources"
 	"github.com/evictkit/eviction/preemption"
-	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/tolerations"
 )
 
@@ -321,10 +321,10 @@ func (r *preemptReport) figures(c preemption.Candidate) figures {
 	if len(c.Victims.Pods) == 0 {
 		return f
 	}
-	f.top = ranking.Priority(c.Victims.Pods[0])
+	f.top = podresources.Priority(c.Victims.Pods[0])
 	for i, p := range c.Victims.Pods {
-		f.sum += int64(ranking.Priority(p))
-		if ranking.Priority(p) == f.top {
+		f.sum += int64(podresources.Priority(p))
+		if podresources.Priority(p) == f.top {
 			start := r.t0
 			if p.Status.StartTime != nil {
 				start = p.Status.StartTime.Time
@@ -358,7 +358,7 @@ func (r *preemptReport) model() string {
 
 func (r *preemptReport) header() string {
 	return fmt.Sprintf("What if pod %s (priority %d from %s; requests %s) is pending? Input: %s.",
-		podKey(r.pod), ranking.Priority(r.pod), r.priority, formatRequests(r.requests), r.source)
+		podKey(r.pod), podresources.Priority(r.pod), r.priority, formatRequests(r.requests), r.source)
 }
 
 func (r *preemptReport) writeTable(w io.Writer) error {
@@ -414,7 +414,7 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 			}
 			var items []string
 			for _, p := range c.Victims.Pods {
-				notes := []string{strconv.Itoa(int(ranking.Priority(p)))}
+				notes := []string{strconv.Itoa(int(podresources.Priority(p)))}
 				if isDaemonSetPod(p) {
 					notes = append(notes, "DS")
 				}
@@ -513,7 +513,7 @@ func (r *preemptReport) jsonValue() any {
 	doc := preemptJSON{
 		Scenario: "preempt", Input: r.source, T0: r.t0, Model: r.model(),
 		Pod: preemptorJSON{
-			Name: podKey(r.pod), Priority: ranking.Priority(r.pod), PrioritySource: r.priority,
+			Name: podKey(r.pod), Priority: podresources.Priority(r.pod), PrioritySource: r.priority,
 			PreemptionPolicy: string(*r.pod.Spec.PreemptionPolicy), Requests: requestMap(r.requests),
 		},
 		Outcome: r.outcome, Message: r.message, Nodes: []preemptNodeJSON{}, Victims: []victimJSON{},
@@ -522,7 +522,7 @@ func (r *preemptReport) jsonValue() any {
 	victims := func(c preemption.Candidate) []victimJSON {
 		out := []victimJSON{}
 		for _, p := range c.Victims.Pods {
-			out = append(out, victimJSON{Pod: podKey(p), Priority: ranking.Priority(p), PDB: pdbsOf(p, pdbNames, pdbSel)})
+			out = append(out, victimJSON{Pod: podKey(p), Priority: podresources.Priority(p), PDB: pdbsOf(p, pdbNames, pdbSel)})
 		}
 		return out
 	}

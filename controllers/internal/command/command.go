@@ -111,6 +111,27 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 		return fmt.Errorf("%s: lease lock: %w", name, err)
 	}
 
+	// A replica that loses the lease (the API server was unreachable for
+	// longer than the renew deadline) has stopped acting; it campaigns
+	// again, with fresh informers, instead of exiting as
+	// kube-controller-manager does, so that it needs no supervisor to come
+	// back.
+	for {
+		err := elect(ctx, o, name, id, lock, log, client, run)
+		if !errors.Is(err, errLeaseLost) {
+			return err
+		}
+		log.Info("leader lease lost; campaigning again", "identity", id)
+	}
+}
+
+// errLeaseLost says that a replica stopped leading while it kept running.
+var errLeaseLost = errors.New("leader lease lost")
+
+// elect campaigns for the lease and runs run while it leads. It returns
+// errLeaseLost if the lease was lost before ctx ended.
+func elect(ctx context.Context, o Options, name, id string, lock resourcelock.Interface, log *slog.Logger,
+	client kubernetes.Interface, run func(ctx context.Context, client kubernetes.Interface) error) error {
 	// The election has a context of its own, cancelled only once run has
 	// returned: the lease is released after the controller stopped acting,
 	// so that the next leader never overlaps with it.
@@ -176,9 +197,7 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 	}
 	<-done
 	if ctx.Err() == nil {
-		// The lease was lost while the process goes on: exit, as
-		// kube-controller-manager does, so that a restart starts clean.
-		return errors.Join(runErr, fmt.Errorf("%s: leader lease lost", name))
+		return errLeaseLost
 	}
 	return runErr
 }
