@@ -154,11 +154,11 @@ func TestTaintSets(t *testing.T) {
 			}
 		})
 	})
-	t.Run("AlreadyExists", func(t *testing.T) {
+	t.Run("ExistingKeys", func(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			existing, add := gen.Taints(4).Draw(t, "existing"), gen.Taints(4).Draw(t, "add")
-			if want, got := taintutils.CheckIfTaintsAlreadyExists(existing, add), taints.AlreadyExists(existing, add); got != want {
-				t.Fatalf("AlreadyExists(%s, %s): upstream %q, evictkit %q", show(existing), show(add), want, got)
+			if want, got := taintutils.CheckIfTaintsAlreadyExists(existing, add), strings.Join(taints.ExistingKeys(existing, add), ","); got != want {
+				t.Fatalf("ExistingKeys(%s, %s) joined: upstream %q, evictkit %q", show(existing), show(add), want, got)
 			}
 		})
 	})

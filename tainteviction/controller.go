@@ -350,13 +350,9 @@ func (c *Controller) syncPodLocked(pod *v1.Pod, evs []notice) []notice {
 func (c *Controller) decideLocked(pod *v1.Pod, node string, noExec []v1.Taint, now time.Time, evs []notice) []notice {
 	key := podKey(pod)
 	d := tolerations.NoExecuteDecision(noExec, pod.Spec.Tolerations, c.opts)
-	var s Scheduled
-	var existing *Scheduled
-	if it, ok := c.queue.Get(key); ok {
-		s = Scheduled{CreatedAt: it.CreatedAt, FireAt: it.FireAt, Running: it.State == timedqueue.Running}
-		existing = &s
-	}
-	a := Reconcile(d, existing, now)
+	it, queued := c.queue.Get(key)
+	s := Scheduled{CreatedAt: it.CreatedAt, FireAt: it.FireAt, Running: it.State == timedqueue.Running}
+	a := reconcile(d, s, queued, now)
 	cancelled, added := ApplyAction(c.queue, key, a)
 	var why *v1.Taint
 	if added || c.observe != nil {
@@ -369,8 +365,11 @@ func (c *Controller) decideLocked(pod *v1.Pod, node string, noExec []v1.Taint, n
 		delete(c.info, key)
 	}
 	if c.observe != nil {
-		o := &Outcome{Pod: key, Node: node, At: now, Decided: true, Decision: d, Before: existing,
-			Action: a, Cancelled: cancelled, Added: added}
+		o := &Outcome{Pod: key, Node: node, At: now, Decided: true, Decision: d, Action: a, Cancelled: cancelled, Added: added}
+		if queued {
+			before := s
+			o.Before = &before
+		}
 		if why != nil && d.Kind != tolerations.Never {
 			o.Taint = *why
 		}
@@ -521,7 +520,7 @@ func (c *Controller) Run(ctx context.Context) error {
 // nothing.
 func (c *Controller) Shutdown(ctx context.Context) error {
 	if err := c.queue.Shutdown(ctx); err != nil {
-		return fmt.Errorf("tainteviction: %w", errors.Unwrap(err))
+		return fmt.Errorf("tainteviction: shutdown: %w", errors.Unwrap(err))
 	}
 	return nil
 }

@@ -64,6 +64,15 @@ func (a Action) String() string {
 // bool, Cancel(key) bool, Get) reproduces upstream's schedule exactly; [Controller] is one.
 // Reconcile is pure.
 func Reconcile(d tolerations.Decision, existing *Scheduled, now time.Time) Action {
+	if existing == nil {
+		return reconcile(d, Scheduled{}, false, now)
+	}
+	return reconcile(d, *existing, true, now)
+}
+
+// reconcile is [Reconcile] with the queued eviction passed by value, so
+// that the hot path allocates nothing.
+func reconcile(d tolerations.Decision, existing Scheduled, queued bool, now time.Time) Action {
 	switch d.Kind {
 	case tolerations.Never:
 		return Action{Cancel: true}
@@ -74,7 +83,7 @@ func Reconcile(d tolerations.Decision, existing *Scheduled, now time.Time) Actio
 		return Action{}
 	}
 	fireAt := now.Add(d.Delay)
-	if existing == nil {
+	if !queued {
 		return Action{Add: true, CreatedAt: now, FireAt: fireAt}
 	}
 	if existing.Running && !existing.FireAt.After(existing.CreatedAt) {

@@ -64,8 +64,8 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 		return nil, "", newError(ErrConflict, "can not both modify and remove the following taint(s) in the same command: "+strings.Join(conflicts, ", "))
 	}
 	if !opts.Overwrite {
-		if keys := AlreadyExists(nodeTaints, add); keys != "" {
-			return nil, "", newError(ErrAlreadyExists, fmt.Sprintf("node %s already has %s taint(s) with same effect(s) and --overwrite is false", opts.NodeName, keys))
+		if keys := ExistingKeys(nodeTaints, add); keys != nil {
+			return nil, "", newError(ErrAlreadyExists, fmt.Sprintf("node %s already has %s taint(s) with same effect(s) and --overwrite is false", opts.NodeName, strings.Join(keys, ",")))
 		}
 	}
 

@@ -38,7 +38,7 @@
 // # Sets
 //
 // [Exists], [KeyExists], [Diff], [Filter], [AddOrUpdate], [Remove], [RemoveKey] and
-// [AlreadyExists] work on []v1.Taint. They scan linearly: taint lists are short (a node rarely
+// [ExistingKeys] work on []v1.Taint. They scan linearly: taint lists are short (a node rarely
 // carries more than a handful), so O(n·m) beats building maps.
 //
 // # Validation

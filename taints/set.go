@@ -2,7 +2,6 @@ package taints
 
 import (
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -129,10 +128,11 @@ func RemoveKey(list []v1.Taint, key string) ([]v1.Taint, bool) {
 	return out, len(out) != len(list)
 }
 
-// AlreadyExists returns the keys of the taints in add whose (Key, Effect) is also in existing,
-// one entry per match and in add order, joined by ","; "" when there is none. kubectl prints
-// this list when it refuses to add without --overwrite.
-func AlreadyExists(existing, add []v1.Taint) string {
+// ExistingKeys returns the keys of the taints in add whose (Key, Effect) is also in existing,
+// one entry per match and in add order; nil when there is none. Joined by ",", it is the list
+// kubectl prints when it refuses to add without --overwrite (upstream's
+// CheckIfTaintsAlreadyExists returns that string).
+func ExistingKeys(existing, add []v1.Taint) []string {
 	var keys []string
 	for i := range add {
 		for j := range existing {
@@ -141,7 +141,7 @@ func AlreadyExists(existing, add []v1.Taint) string {
 			}
 		}
 	}
-	return strings.Join(keys, ",")
+	return keys
 }
 
 // OnlyNoExecute returns the taints of list with effect NoExecute, in order, in a fresh non-nil

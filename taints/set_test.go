@@ -161,11 +161,11 @@ func TestRemoveKey(t *testing.T) {
 	assert.NotNil(t, got)
 }
 
-func TestAlreadyExists(t *testing.T) {
+func TestExistingKeys(t *testing.T) {
 	old := []v1.Taint{{Key: "a", Value: "1", Effect: noSched}, {Key: "b", Effect: noExec}}
-	assert.Equal(t, "a,b", AlreadyExists(old, []v1.Taint{{Key: "a", Value: "2", Effect: noSched}, {Key: "c", Effect: noSched}, {Key: "b", Effect: noExec}}))
-	assert.Equal(t, "", AlreadyExists(old, []v1.Taint{{Key: "a", Effect: noExec}}))
-	assert.Equal(t, "", AlreadyExists(nil, nil))
+	assert.Equal(t, []string{"a", "b"}, ExistingKeys(old, []v1.Taint{{Key: "a", Value: "2", Effect: noSched}, {Key: "c", Effect: noSched}, {Key: "b", Effect: noExec}}))
+	assert.Nil(t, ExistingKeys(old, []v1.Taint{{Key: "a", Effect: noExec}}))
+	assert.Nil(t, ExistingKeys(nil, nil))
 }
 
 func TestEqual(t *testing.T) {

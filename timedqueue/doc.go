@@ -21,21 +21,30 @@
 //
 //   - One clock timer for a whole [Queue], set for the earliest pending item;
 //     no timer, closure or goroutine per item. At most one timer goroutine
-//     and the bounded worker pool ([WithWorkers], default [DefaultWorkers])
+//     and the bounded worker pool ([Options.Workers], GOMAXPROCS by default)
 //     run, and none at all while nothing is pending or running.
 //   - An item is due when the clock reaches its FireAt; due items start in
 //     (FireAt, insertion) order, never before FireAt, and each at most once.
-//   - The first Add of a key wins; Cancel of a pending item means it never
-//     starts; a finished call removes only its own item (a newer item under
-//     the same key survives it).
+//   - A key never runs twice at once: an Add or Replace of a key whose call
+//     is running (client-go workqueue's dirty-while-processing rule) holds
+//     the new item, pending, until that call returns; it is never dropped.
+//   - The first Add of a pending key wins; Cancel of a pending item means it
+//     never starts; a finished call removes only its own item (a newer item
+//     under the same key survives it).
 //   - The work function gets the item's original FireAt and never runs under
 //     the queue's lock, so it may call the queue's methods.
+//   - [Queue.Shutdown] drops what is pending, cancels the context handed to
+//     running calls and returns once they and the queue's goroutines are
+//     gone; [Queue.ShuttingDown] reports it.
 //   - [Queue.Idle] waits until everything due has run, so tests and
 //     simulators step a fake clock and never sleep.
+//   - Metrics under client-go workqueue's names and meanings through
+//     [MetricsProvider]; none, at no cost, without one.
 //   - [RateLimited] takes its token bucket's time from the same clock and has
 //     no goroutine: its behaviour on a fake clock is exact and repeatable.
-//   - Time comes only from the injected clock (the real one by default);
-//     retry backoff waits too.
+//   - Configuration is typed ([Options], [RateLimitedOptions]): a wrong key
+//     type in OnError does not compile. Time comes only from the injected
+//     clock (the real one by default); retry backoff waits too.
 //
 // # Costs
 //
@@ -51,8 +60,8 @@
 //
 // # Driving a Queue from a fake clock
 //
-// Create the queue with WithClock(fakeClock) and usually WithWorkers(1),
-// then alternate fakeClock.Step(d) and q.Idle(ctx): after Idle returns, every
+// Create the queue with Options{Clock: fakeClock, Workers: 1}, then
+// alternate fakeClock.Step(d) and q.Idle(ctx): after Idle returns, every
 // item whose FireAt is at or before the new time has run, in (FireAt,
 // insertion) order. Call Shutdown at the end so that no goroutine outlives
 // the test. The same holds inside a testing/synctest bubble with the real
@@ -62,33 +71,37 @@
 //
 // Each is asserted by a test whose comment names upstream's behaviour.
 //
-//   - D1, absolute fire time: an item is due when the clock reaches FireAt.
+//   - Absolute fire time: an item is due when the clock reaches FireAt.
 //     Upstream waits FireAt − createdAt from the moment of AddWork, so an
 //     item with createdAt = now−400ms and fireAt = now−200ms runs 200 ms
 //     later there and at once here. Every upstream caller passes
 //     createdAt = now, where both agree. Fire times compare on the wall
 //     clock; upstream's relative timers follow the monotonic clock.
-//   - D2, completion removes only its own item: upstream deletes whatever
-//     entry holds the key when a call returns, so an item added after a
-//     cancel of the running one loses its entry (race R1): it still fires,
-//     but can no longer be seen or cancelled.
-//   - D3, [Queue.Cancel] of a running item reports false; upstream reports
-//     true when the running item had been started by its timer.
-//   - D4, FIFO among equal fire or process times; upstream's heap returns
-//     five equal values a, b, c, d, e as a e d c b.
-//   - D5, [RateLimited.SetRate] remembers the configured rate, so any
-//     positive rate resumes a stopped queue; upstream's stopped limiter
-//     reports a rate of 1, so SwapLimiter(0) then SwapLimiter(1) leaves
-//     evictions stopped.
-//   - D6, Add and Replace after [Queue.Shutdown] report false; upstream keeps
-//     accepting work after CancelAndWait.
-//   - Bounded workers: at most [DefaultWorkers] calls run at once unless
-//     [WithWorkers] says otherwise; upstream starts a goroutine per item
-//     without bound (WithWorkers(0) does that too).
+//   - Completion removes only its own item: upstream deletes whatever entry
+//     holds the key when a call returns, so an item added after a cancel of
+//     the running one loses its entry: it still fires, but can no longer be
+//     seen or cancelled.
+//   - One call per key at a time: upstream starts an item added after the
+//     cancel of a running one at once, beside it; here it is held until the
+//     running call returns. An Add or Replace of a running key holds a new
+//     item too; upstream's AddWork skips a running key.
+//   - [Queue.Cancel] of a running item reports false; upstream reports true
+//     when the running item had been started by its timer.
+//   - FIFO among equal fire or process times; upstream's heap returns five
+//     equal values a, b, c, d, e as a e d c b.
+//   - [RateLimited.SetRate] remembers the configured rate, so any positive
+//     rate resumes a stopped queue; upstream's stopped limiter reports a rate
+//     of 1, so SwapLimiter(0) then SwapLimiter(1) leaves evictions stopped.
+//   - Add and Replace after [Queue.Shutdown] report false, and Shutdown
+//     cancels the running calls' context; upstream keeps accepting work
+//     after CancelAndWait and never cancels.
+//   - Bounded workers: at most GOMAXPROCS calls run at once unless
+//     [Options.Workers] says otherwise; upstream starts a goroutine per item
+//     without bound ([Options.Unbounded] does that too).
 //   - Retries: upstream never retries in the queue and drops an eviction
-//     whose work failed; [WithRetry] adds durable retries with exponential
-//     backoff, off by default. Errors go to [WithErrorHandler]; upstream
-//     logs them.
+//     whose work failed; [Options.Retry] adds durable retries with
+//     exponential backoff, off by default. Errors go to [Options.OnError];
+//     upstream logs them.
 //   - Introspection: [Queue.Get] returns a value copy with an explicit
 //     [State] for pending and running items; upstream's GetWorkerUnsafe
 //     returns a live pointer, and nil for an item started at once.

@@ -11,7 +11,7 @@ type State uint8
 
 const (
 	// Pending means the item waits in the heap for its fire time (or, with
-	// [WithRetry], for its next attempt).
+	// [Options.Retry], for its next attempt).
 	Pending State = iota + 1
 	// Running means the item's work call has started and not yet returned.
 	Running
@@ -42,7 +42,7 @@ type Item[K comparable] struct {
 	// State is Pending or Running.
 	State State
 	// Attempts counts the work calls for this item that have failed so far
-	// (non-zero only with [WithRetry]).
+	// (non-zero only with [Options.Retry]).
 	Attempts int
 }
 
@@ -146,6 +146,11 @@ func (h *Heap[K]) push(key K, createdAt, fireAt time.Time) (int32, bool) {
 	if _, ok := h.idx[key]; ok {
 		return 0, false
 	}
+	return h.pushNew(key, createdAt, fireAt), true
+}
+
+// pushNew adds a pending item for key, which is absent.
+func (h *Heap[K]) pushNew(key K, createdAt, fireAt time.Time) int32 {
 	if h.idx == nil {
 		h.idx = make(map[K]int32)
 	}
@@ -153,7 +158,7 @@ func (h *Heap[K]) push(key K, createdAt, fireAt time.Time) (int32, bool) {
 	h.slots[s] = slot[K]{key: key, createdAt: createdAt, fireAt: fireAt}
 	h.idx[key] = s
 	h.pushElem(s, fireAt)
-	return s, true
+	return s
 }
 
 // Update gives the pending item for key a new creation and fire time (its
@@ -313,8 +318,7 @@ func (h *Heap[K]) add(key K, createdAt, fireAt time.Time) (s int32, ok, held boo
 			return h.pushHeld(key, createdAt, fireAt), true, true
 		}
 	}
-	s, ok = h.push(key, createdAt, fireAt)
-	return s, ok, false
+	return h.pushNew(key, createdAt, fireAt), true, false
 }
 
 // pushHeld stores a new item for key outside the heap, in posHeld.

@@ -182,7 +182,7 @@ func (q *Queue[K]) Len() int {
 // waits until no work call is running. It returns nil then, or the context's
 // error (wrapped) if ctx ends first. After a fake clock's Step, Idle returns
 // once everything that became due has run, including work that running
-// calls added; with [WithWorkers](1) the calls ran one at a time in (FireAt,
+// calls added; with [Options.Workers] 1 the calls ran one at a time in (FireAt,
 // insertion) order. A work call or error handler must not call Idle or
 // Shutdown: it would wait for itself.
 func (q *Queue[K]) Idle(ctx context.Context) error {

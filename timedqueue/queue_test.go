@@ -141,15 +141,15 @@ func sorted[K string](ks []K) []K { s := slices.Clone(ks); slices.Sort(s); retur
 
 var five = []string{"1", "2", "3", "4", "5"}
 
-// TestQueueSpecCases covers cases 1–19 of the spec's last section, and 20–21
-// (the taint-eviction controller's use of the queue).
-func TestQueueSpecCases(t *testing.T) {
+// TestQueueRules covers the queue's rules one case at a time, the
+// taint-eviction controller's use of it included.
+func TestQueueRules(t *testing.T) {
 	tests := []struct {
 		name string
 		opts Options[string]
 		run  func(t *testing.T, e *env[string])
 	}{
-		{name: "case01 five keys due at add run once without a step", run: func(t *testing.T, e *env[string]) {
+		{name: "five keys due at add run once without a step", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
 				require.True(t, e.q.Add(k, t0, t0))
 			}
@@ -158,7 +158,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, t0, e.clk.Now(), "no step happened")
 			assert.Zero(t, e.q.Len())
 		}},
-		{name: "case02 second adds are refused and each key runs once", run: func(t *testing.T, e *env[string]) {
+		{name: "second adds are refused and each key runs once", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
 				require.True(t, e.q.Add(k, t0, t0.Add(10*time.Second)))
 			}
@@ -170,7 +170,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(11 * time.Second)
 			assert.Equal(t, five, sorted(e.keys()))
 		}},
-		{name: "case03 cancelled keys never run, a second cancel is false", run: func(t *testing.T, e *env[string]) {
+		{name: "cancelled keys never run, a second cancel is false", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
 				e.q.Add(k, t0, t0.Add(10*time.Second))
 			}
@@ -180,7 +180,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, []string{"1", "3", "5"}, sorted(e.keys()))
 			assert.False(t, e.q.Cancel("2"))
 		}},
-		{name: "case04 a cancelled key can be added again", run: func(t *testing.T, e *env[string]) {
+		{name: "a cancelled key can be added again", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
 				e.q.Add(k, t0, t0.Add(10*time.Second))
 			}
@@ -190,7 +190,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(11 * time.Second)
 			assert.Equal(t, []string{"1", "2", "3", "5"}, sorted(e.keys()))
 		}},
-		{name: "case05 the first add wins over an earlier fire time", run: func(t *testing.T, e *env[string]) {
+		{name: "the first add wins over an earlier fire time", run: func(t *testing.T, e *env[string]) {
 			require.True(t, e.q.Add("k", t0, t0.Add(600*time.Millisecond)))
 			assert.False(t, e.q.Add("k", t0, t0.Add(100*time.Millisecond)))
 			e.step(100 * time.Millisecond)
@@ -199,14 +199,14 @@ func TestQueueSpecCases(t *testing.T) {
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0.Add(600*time.Millisecond), e.runs[0].FireAt)
 		}},
-		{name: "case06 a past fire time runs at once and is handed over unchanged", run: func(t *testing.T, e *env[string]) {
+		{name: "a past fire time runs at once and is handed over unchanged", run: func(t *testing.T, e *env[string]) {
 			require.True(t, e.q.Add("k", t0, t0.Add(-time.Second)))
 			e.idle()
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0.Add(-time.Second), e.runs[0].FireAt)
 			assert.Equal(t, t0, e.runs[0].At)
 		}},
-		{name: "case07 D1 fire time is absolute", run: func(t *testing.T, e *env[string]) {
+		{name: "fire time is absolute", run: func(t *testing.T, e *env[string]) {
 			// Upstream waits fireAt−createdAt = 200 ms from the AddWork call
 			// and runs at t0+200ms; the library runs at once.
 			require.True(t, e.q.Add("k", t0.Add(-400*time.Millisecond), t0.Add(-200*time.Millisecond)))
@@ -214,7 +214,7 @@ func TestQueueSpecCases(t *testing.T) {
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0, e.runs[0].At)
 		}},
-		{name: "case08 get shows a pending item and forgets it after its run", run: func(t *testing.T, e *env[string]) {
+		{name: "get shows a pending item and forgets it after its run", run: func(t *testing.T, e *env[string]) {
 			created, fire := t0.Add(-time.Second), t0.Add(time.Second)
 			require.True(t, e.q.Add("k", created, fire))
 			it, ok := e.q.Get("k")
@@ -226,7 +226,7 @@ func TestQueueSpecCases(t *testing.T) {
 			_, ok = e.q.Get("k")
 			assert.False(t, ok)
 		}},
-		{name: "case09 an error reaches the handler once and is not retried", run: func(t *testing.T, e *env[string]) {
+		{name: "an error reaches the handler once and is not retried", run: func(t *testing.T, e *env[string]) {
 			errBoom := errors.New("boom")
 			e.fail["k"] = errBoom
 			require.True(t, e.q.Add("k", t0, t0))
@@ -243,16 +243,16 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, 2, e.count("k"))
 			assert.Len(t, e.errs, 1)
 		}},
-		{name: "case11 D2 a finished call keeps the newer item of its key", run: func(t *testing.T, e *env[string]) {
-			// Upstream (race R1): the first call's completion deletes the new
-			// entry, which still fires, is invisible to GetWorkerUnsafe and can
-			// no longer be cancelled.
+		{name: "a finished call keeps the newer item of its key", run: func(t *testing.T, e *env[string]) {
+			// Upstream: the first call's completion deletes the new entry,
+			// which still fires, is invisible to GetWorkerUnsafe and can no
+			// longer be cancelled.
 			release := e.gate("k")
 			require.True(t, e.q.Add("k", t0, t0))
 			<-e.started
-			// D3: upstream's CancelWork reports false here too (the item was
+			// Upstream's CancelWork reports false here too (the item was
 			// started at once), but true for a timer-started running item.
-			assert.False(t, e.q.Cancel("k"), "D3: cancel of a running call")
+			assert.False(t, e.q.Cancel("k"), "cancel of a running call")
 			require.True(t, e.q.Add("k", t0, t0.Add(time.Second)))
 			release()
 			e.idle()
@@ -313,7 +313,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(time.Second)
 			assert.Equal(t, 2, e.count("k"), "the last held item ran at its time")
 		}},
-		{name: "case14 shutdown drops pending, waits for running, refuses adds (D6)", run: func(t *testing.T, e *env[string]) {
+		{name: "shutdown drops pending, waits for running, refuses adds (upstream accepts them)", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("run")
 			require.True(t, e.q.Add("run", t0, t0))
 			<-e.started
@@ -333,7 +333,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, []string{"run"}, e.keys())
 			assert.Zero(t, e.q.Len())
 		}},
-		{name: "case15 a step runs exactly the items it passes, earliest first", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
+		{name: "a step runs exactly the items it passes, earliest first", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
 			for i := 3; i >= 1; i-- {
 				e.q.Add(strconv.Itoa(i), t0, t0.Add(time.Duration(i)*time.Second))
 			}
@@ -342,7 +342,7 @@ func TestQueueSpecCases(t *testing.T) {
 			_, ok := e.q.Get("3")
 			assert.True(t, ok)
 		}},
-		{name: "case16 cancelling the head re-arms for the next item", run: func(t *testing.T, e *env[string]) {
+		{name: "cancelling the head re-arms for the next item", run: func(t *testing.T, e *env[string]) {
 			e.q.Add("A", t0, t0.Add(time.Second))
 			e.q.Add("B", t0, t0.Add(5*time.Second))
 			assert.True(t, e.q.Cancel("A"))
@@ -351,7 +351,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(4 * time.Second)
 			assert.Equal(t, []string{"B"}, e.keys())
 		}},
-		{name: "case17 work may add and cancel on its own queue", run: func(t *testing.T, e *env[string]) {
+		{name: "work may add and cancel on its own queue", run: func(t *testing.T, e *env[string]) {
 			e.also = func(k string) {
 				if k == "A" {
 					assert.True(t, e.q.Add("B", e.clk.Now(), e.clk.Now()))
@@ -364,7 +364,7 @@ func TestQueueSpecCases(t *testing.T) {
 			e.step(time.Minute)
 			assert.Equal(t, []string{"A", "B"}, e.keys())
 		}},
-		{name: "case18 one worker: no overlap, start order by fire time then insertion", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
+		{name: "one worker: no overlap, start order by fire time then insertion", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
 			var now, peak atomic.Int32
 			e.also = func(string) {
 				n := now.Add(1)
@@ -385,7 +385,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.Equal(t, []string{"y", "z", "w", "x"}, e.keys())
 			assert.Equal(t, int32(1), peak.Load())
 		}},
-		{name: "case19 many pending items: one timer, no goroutine per item", run: func(t *testing.T, e *env[string]) {
+		{name: "many pending items: one timer, no goroutine per item", run: func(t *testing.T, e *env[string]) {
 			n := 100_000
 			if testing.Short() {
 				n = 10_000
@@ -398,7 +398,7 @@ func TestQueueSpecCases(t *testing.T) {
 			assert.LessOrEqual(t, runtime.NumGoroutine(), before+1, "only the timer goroutine")
 			assert.Equal(t, 1, e.clk.Waiters(), "one clock timer")
 		}},
-		{name: "case20 a later decision keeps the running schedule", run: func(t *testing.T, e *env[string]) {
+		{name: "a later decision keeps the running schedule", run: func(t *testing.T, e *env[string]) {
 			// The controller keeps an item created before now: it re-adds with
 			// the old createdAt, which the first-add-wins rule ignores.
 			require.True(t, e.q.Add("ns/pod", t0, t0.Add(time.Second)))
@@ -413,7 +413,7 @@ func TestQueueSpecCases(t *testing.T) {
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0.Add(time.Second), e.runs[0].At)
 		}},
-		{name: "case21 evict now: cancel and add at now runs at once", run: func(t *testing.T, e *env[string]) {
+		{name: "evict now: cancel and add at now runs at once", run: func(t *testing.T, e *env[string]) {
 			require.True(t, e.q.Add("ns/pod", t0, t0.Add(time.Second)))
 			e.clk.Step(300 * time.Millisecond)
 			t1 := e.clk.Now()
@@ -432,8 +432,9 @@ func TestQueueSpecCases(t *testing.T) {
 	}
 }
 
-// TestQueueCase10NamespacedKeys: spec case 10.
-func TestQueueCase10NamespacedKeys(t *testing.T) {
+// TestQueueNamespacedKeys: keys with and without a namespace, and keys of
+// another type, are distinct.
+func TestQueueNamespacedKeys(t *testing.T) {
 	e := newEnv[types.NamespacedName](t)
 	bare := types.NamespacedName{Name: "n"}
 	inNS := types.NamespacedName{Namespace: "ns", Name: "n"}
@@ -466,7 +467,7 @@ func TestQueueCancelPendingWaitingForWorker(t *testing.T) {
 }
 
 func TestQueueUnboundedWorkers(t *testing.T) {
-	// WithWorkers(0) behaves like upstream: every due item runs at once.
+	// Unbounded behaves like upstream: every due item runs at once.
 	e := newEnv[string](t, Options[string]{Unbounded: true})
 	const n = 40
 	var releases []func()
@@ -486,7 +487,7 @@ func TestQueueUnboundedWorkers(t *testing.T) {
 }
 
 // TestQueueBoundedWorkers: upstream starts a goroutine per due item without
-// bound; the library runs at most WithWorkers calls at once.
+// bound; the library runs at most Options.Workers calls at once.
 func TestQueueBoundedWorkers(t *testing.T) {
 	e := newEnv[string](t, Options[string]{Workers: 2})
 	var releases []func()
@@ -506,7 +507,7 @@ func TestQueueBoundedWorkers(t *testing.T) {
 }
 
 // TestQueueRetry: upstream never retries in the queue (its pod-deletion
-// work tries five times 10 ms apart, then the eviction is dropped); WithRetry
+// work tries five times 10 ms apart, then the eviction is dropped); Options.Retry
 // adds durable retries on the queue's clock.
 func TestQueueRetry(t *testing.T) {
 	errBoom := errors.New("boom")
@@ -716,10 +717,10 @@ func TestQueueSynctest(t *testing.T) {
 	})
 }
 
-// TestQueueD3CancelRunningAfterTimer: upstream's CancelWork reports true for
+// TestQueueCancelRunningAfterTimer: upstream's CancelWork reports true for
 // an item its timer started that is still running, though nothing is
 // cancelled; the library reports false.
-func TestQueueD3CancelRunningAfterTimer(t *testing.T) {
+func TestQueueCancelRunningAfterTimer(t *testing.T) {
 	e := newEnv[string](t)
 	release := e.gate("k")
 	e.q.Add("k", t0, t0.Add(time.Second))
@@ -757,7 +758,7 @@ func (t countedTimer) Reset(d time.Duration) bool {
 
 // TestQueueCancelHeadKeepsTimer: cancelling the head leaves the timer alone
 // when the new head is due at the same time, and re-arms it otherwise
-// (T11); either way the next item runs on time.
+// either way the next item runs on time.
 func TestQueueCancelHeadKeepsTimer(t *testing.T) {
 	clk := &armCounter{FakeClock: testclock.NewFakeClock(t0)}
 	e := newEnv[string](t, Options[string]{Clock: clk})

@@ -33,11 +33,12 @@ func done(got *[]string) func(TimedValue[string]) (bool, time.Duration) {
 	}
 }
 
-// TestRateLimitedCase22Remove: spec case 22, for each of the three values.
-func TestRateLimitedCase22Remove(t *testing.T) {
+// TestRateLimitedRemove: a removed value is never processed, whichever of
+// the three it is.
+func TestRateLimitedRemove(t *testing.T) {
 	all := []string{"first", "second", "third"}
 	for _, gone := range all {
-		t.Run("case22 remove "+gone, func(t *testing.T) {
+		t.Run("remove "+gone, func(t *testing.T) {
 			r, _ := newRL(always)
 			for _, v := range all {
 				require.True(t, r.Add(v, "uid-"+v))
@@ -56,13 +57,14 @@ func TestRateLimitedCase22Remove(t *testing.T) {
 	}
 }
 
-// TestRateLimitedSpecCases covers cases 23–33 of the spec's last section.
-func TestRateLimitedSpecCases(t *testing.T) {
+// TestRateLimitedRules covers the rate-limited queue's rules one case at a
+// time.
+func TestRateLimitedRules(t *testing.T) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T)
 	}{
-		{"case23 always-accept limiter processes all but the removed", func(t *testing.T) {
+		{"always-accept limiter processes all but the removed", func(t *testing.T) {
 			r, _ := newRL(always)
 			r.Add("first", nil)
 			r.Add("second", nil)
@@ -73,7 +75,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.Equal(t, []string{"first", "third"}, got)
 			assert.Zero(t, r.Len())
 		}},
-		{"case24 tombstones", func(t *testing.T) {
+		{"tombstones", func(t *testing.T) {
 			r, _ := newRL(always)
 			require.True(t, r.Add("a", nil))
 			var got []string
@@ -86,7 +88,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.False(t, r.Remove("a"))
 			assert.True(t, r.Add("a", nil))
 		}},
-		{"case25 retries keep AddedAt and wait wait+1ns", func(t *testing.T) {
+		{"retries keep AddedAt and wait wait+1ns", func(t *testing.T) {
 			r, clk := newRL(always)
 			for _, v := range []string{"first", "second", "third"} {
 				clk.Step(time.Millisecond)
@@ -115,7 +117,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.Equal(t, 1, r.Try(fn))
 			assert.Equal(t, []string{"first", "second", "third", "second"}, calls)
 		}},
-		{"case26 a value removed while fn runs is not retried", func(t *testing.T) {
+		{"a value removed while fn runs is not retried", func(t *testing.T) {
 			r, _ := newRL(always)
 			r.Add("first", nil)
 			r.Add("second", nil)
@@ -132,7 +134,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.False(t, r.Has("second"))
 			assert.Zero(t, r.Len())
 		}},
-		{"case27 clear forgets values and tombstones", func(t *testing.T) {
+		{"clear forgets values and tombstones", func(t *testing.T) {
 			r, _ := newRL(always)
 			r.Add("done", nil)
 			var got []string
@@ -144,7 +146,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.False(t, r.Has("queued"))
 			assert.True(t, r.Add("done", nil))
 		}},
-		{"case28 one token per 1/qps", func(t *testing.T) {
+		{"one token per 1/qps", func(t *testing.T) {
 			r, clk := newRL(10)
 			for _, v := range []string{"a", "b", "c"} {
 				r.Add(v, nil)
@@ -156,7 +158,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.Equal(t, 1, r.Try(done(&got)))
 			assert.Equal(t, []string{"a", "b"}, got)
 		}},
-		{"case29 the token is drawn before the due check", func(t *testing.T) {
+		{"the token is drawn before the due check", func(t *testing.T) {
 			r, clk := newRL(10)
 			r.Add("slow", nil)
 			assert.Equal(t, 1, r.Try(func(TimedValue[string]) (bool, time.Duration) { return false, time.Second }))
@@ -169,7 +171,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			assert.Equal(t, 1, r.Try(done(&got)))
 			assert.Equal(t, []string{"new"}, got)
 		}},
-		{"case30 set rate", func(t *testing.T) {
+		{"set rate", func(t *testing.T) {
 			r, _ := newRL(10)
 			lim := r.lim
 			r.SetRate(10)
@@ -182,7 +184,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			r.SetRate(5.5)
 			assert.Equal(t, float32(5.5), r.QPS())
 		}},
-		{"case31 the new bucket starts empty iff the old one was", func(t *testing.T) {
+		{"the new bucket starts empty iff the old one was", func(t *testing.T) {
 			r, clk := newRL(10)
 			r.Add("a", nil)
 			r.Add("b", nil)
@@ -198,7 +200,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			r2.SetRate(2) // the old bucket's token is spent in the swap
 			assert.Equal(t, 1, r2.Try(done(&got)))
 		}},
-		{"case32 D5 a stopped queue resumes at rate 1", func(t *testing.T) {
+		{"a stopped queue resumes at rate 1 (upstream stays stopped)", func(t *testing.T) {
 			// Upstream's stopped limiter reports QPS 1, so SwapLimiter(1) is a
 			// no-op there and evictions stay stopped.
 			r, clk := newRL(0.1)
@@ -210,7 +212,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 			clk.Step(time.Second)
 			assert.Equal(t, 1, r.Try(done(&got)))
 		}},
-		{"case33 D4 equal process times are FIFO", func(t *testing.T) {
+		{"equal process times are FIFO (upstream: heap order)", func(t *testing.T) {
 			// Upstream's heap yields a e d c b.
 			r, _ := newRL(always)
 			for _, v := range []string{"a", "b", "c", "d", "e"} {
@@ -228,7 +230,7 @@ func TestRateLimitedSpecCases(t *testing.T) {
 
 func TestRateLimitedUpstreamEdges(t *testing.T) {
 	t.Run("remove and re-add during a failing fn: the old value is retried", func(t *testing.T) {
-		// §3.3 edge, kept as upstream: Replace overwrites the fresh entry.
+		// Kept as upstream: a retry overwrites the entry added afresh while fn ran.
 		r, clk := newRL(always)
 		r.Add("n", "old")
 		clk.Step(time.Second)

@@ -78,12 +78,20 @@ func PodSpecWithDefaultSeconds(spec *v1.PodSpec, opts DefaultSecondsOptions) *v1
 	return out
 }
 
+// DaemonSetOptions describes the daemon pod for [DaemonSet] and [WithDaemonSet]. The zero
+// value is a pod on the pod network.
+type DaemonSetOptions struct {
+	// HostNetwork is the pod's spec.hostNetwork: such a pod also tolerates
+	// network-unavailable.
+	HostNetwork bool
+}
+
 // DaemonSet returns the tolerations the DaemonSet controller adds to every daemon pod, in
 // upstream's order: not-ready and unreachable NoExecute (no seconds: forever), then
 // disk-pressure, memory-pressure, pid-pressure and unschedulable NoSchedule, then
-// network-unavailable NoSchedule when hostNetwork. All use operator Exists. The slice is
-// fresh on every call.
-func DaemonSet(hostNetwork bool) []v1.Toleration {
+// network-unavailable NoSchedule when opts.HostNetwork. All use operator Exists. The slice
+// is fresh on every call.
+func DaemonSet(opts DaemonSetOptions) []v1.Toleration {
 	out := []v1.Toleration{
 		{Key: taints.KeyNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
 		{Key: taints.KeyUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
@@ -92,19 +100,19 @@ func DaemonSet(hostNetwork bool) []v1.Toleration {
 		{Key: taints.KeyPIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 		{Key: taints.KeyUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 	}
-	if hostNetwork {
+	if opts.HostNetwork {
 		out = append(out, v1.Toleration{Key: taints.KeyNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
 	}
 	return out
 }
 
-// WithDaemonSet returns tols with each of [DaemonSet](hostNetwork) added or updated by
+// WithDaemonSet returns tols with each of [DaemonSet](opts) added or updated by
 // [AddOrUpdate], as the DaemonSet controller prepares a daemon pod's spec: an existing
 // "not-ready Exists NoExecute 300s" toleration loses its seconds, for instance. The result is
 // a fresh slice; tols is not modified.
-func WithDaemonSet(tols []v1.Toleration, hostNetwork bool) []v1.Toleration {
+func WithDaemonSet(tols []v1.Toleration, opts DaemonSetOptions) []v1.Toleration {
 	out := slices.Clone(tols)
-	for _, t := range DaemonSet(hostNetwork) {
+	for _, t := range DaemonSet(opts) {
 		out, _ = AddOrUpdate(out, &t)
 	}
 	return out

@@ -96,20 +96,20 @@ func TestDaemonSet(t *testing.T) {
 		tol(taints.KeyPIDPressure, exists, "", noSched),
 		tol(taints.KeyUnschedulable, exists, "", noSched),
 	}
-	assert.Equal(t, want, DaemonSet(false))
-	assert.Equal(t, append(want, tol(taints.KeyNetworkUnavailable, exists, "", noSched)), DaemonSet(true))
+	assert.Equal(t, want, DaemonSet(DaemonSetOptions{}))
+	assert.Equal(t, append(want, tol(taints.KeyNetworkUnavailable, exists, "", noSched)), DaemonSet(DaemonSetOptions{HostNetwork: true}))
 
 	// A daemon pod survives not-ready and unreachable NoExecute taints forever.
 	node := []v1.Taint{taints.NotReadyNoExecute(), taints.UnreachableNoExecute(), {Key: taints.KeyUnschedulable, Effect: noSched}}
-	assert.Equal(t, Decision{Kind: Never}, NoExecuteDecision(node, WithDaemonSet(nil, false), Options{}))
-	_, untolerated := FindUntolerated(node, DaemonSet(false), NoScheduleOrNoExecute, Options{})
+	assert.Equal(t, Decision{Kind: Never}, NoExecuteDecision(node, WithDaemonSet(nil, DaemonSetOptions{}), Options{}))
+	_, untolerated := FindUntolerated(node, DaemonSet(DaemonSetOptions{}), NoScheduleOrNoExecute, Options{})
 	assert.False(t, untolerated)
 }
 
 func TestWithDaemonSet(t *testing.T) {
 	tols := []v1.Toleration{tol("app", equal, "x", noSched), tol(taints.KeyNotReady, exists, "", noExec, 300)}
 	before := deepClone(tols)
-	got := WithDaemonSet(tols, false)
+	got := WithDaemonSet(tols, DaemonSetOptions{})
 	assert.Equal(t, before, tols)
 	assert.Equal(t, []v1.Toleration{
 		tol("app", equal, "x", noSched),

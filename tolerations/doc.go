@@ -7,8 +7,8 @@
 //     FindMatchingUntoleratedTaint);
 //   - k8s.io/kubernetes pkg/apis/core/v1/helper helpers.go (GetMatchingTolerations,
 //     AddOrUpdateTolerationInPodSpec);
-//   - k8s.io/kubernetes pkg/controller/tainteviction taint_eviction.go (getNoExecuteTaints,
-//     getMinTolerationTime, processPodOnNode);
+//   - k8s.io/kubernetes pkg/controller/tainteviction taint_eviction.go (getMinTolerationTime
+//     and the decision of processPodOnNode; package tainteviction has the rest);
 //   - k8s.io/kubernetes plugin/pkg/admission/defaulttolerationseconds (Admit);
 //   - k8s.io/kubernetes pkg/controller/daemon/util (AddOrUpdateDaemonPodTolerations);
 //   - k8s.io/kubernetes pkg/apis/core/validation (ValidateTolerations,
@@ -35,17 +35,16 @@
 // # Taint eviction
 //
 // [NoExecuteDecision] gives a [Decision] (Never, EvictNow, EvictAfter with a delay) for a pod
-// on a node, from the NoExecute taints and [MinTolerationTime]. [Reconcile] turns a decision
-// and the eviction already queued ([Scheduled]) into the queue operations ([Action]) upstream
-// performs, so that a controller on package timedqueue ([ApplyAction]) keeps a scheduled
-// eviction when tolerations lengthen or shorten, exactly as upstream does. The decision's
+// on a node, from the NoExecute taints and [MinTolerationTime]. Package tainteviction turns
+// decisions into scheduled evictions (its Reconcile keeps an eviction already scheduled when
+// tolerations lengthen or shorten, exactly as upstream does) and runs them. The decision's
 // clock starts when the controller processes the pod; the taint's TimeAdded is ignored.
 //
 // # Defaults and validation
 //
 // [WithDefaultSeconds] and [PodSpecWithDefaultSeconds] add the not-ready / unreachable
 // tolerations of the DefaultTolerationSeconds admission plugin; [DaemonSet] and
-// [WithDaemonSet] those of the DaemonSet controller; [AddOrUpdate] is the underlying list
+// [WithDaemonSet] (with [DaemonSetOptions]) those of the DaemonSet controller; [AddOrUpdate] is the underlying list
 // update. [Validate] and [ValidateUpdate] return the API server's field.ErrorList.
 //
 // # Differences from upstream

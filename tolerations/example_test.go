@@ -79,7 +79,7 @@ func ExampleNoExecuteDecision() {
 	for _, tols := range [][]v1.Toleration{
 		nil,
 		plain, // what admission gives every pod: 300 s
-		tolerations.DaemonSet(false),
+		tolerations.DaemonSet(tolerations.DaemonSetOptions{}),
 	} {
 		fmt.Println(tolerations.NoExecuteDecision(node, tols, tolerations.Options{}))
 	}

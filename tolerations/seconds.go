@@ -70,7 +70,7 @@ const (
 	// any scheduled eviction.
 	EvictNow
 	// EvictAfter means every NoExecute taint is tolerated for a while; the pod is evicted after
-	// [Decision.Delay] unless an eviction is already scheduled (see [Reconcile]).
+	// [Decision.Delay] unless an eviction is already scheduled (see tainteviction.Reconcile).
 	EvictAfter
 )
 
@@ -92,7 +92,7 @@ type Decision struct {
 	// Kind is Never, EvictNow or EvictAfter.
 	Kind DecisionKind
 	// Delay is how long the pod may stay, for EvictAfter only (≥ 0; 0 is not the same as
-	// EvictNow for [Reconcile]: it does not replace an eviction already scheduled).
+	// EvictNow for tainteviction.Reconcile: it does not replace an eviction already scheduled).
 	Delay time.Duration
 }
 

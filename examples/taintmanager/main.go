@@ -60,10 +60,10 @@ func run(w io.Writer) error {
 	s.say("the informers start: every node and pod arrives as an add")
 	s.addNode("node-a")
 	s.addNode("node-b")
-	s.addPod("kube-system", "agent-a", "node-a", tolerations.DaemonSet(false))
+	s.addPod("kube-system", "agent-a", "node-a", tolerations.DaemonSet(tolerations.DaemonSetOptions{}))
 	s.addPod("shop", "web", "node-a", nil)
 	s.addPod("shop", "cache", "node-a", []v1.Toleration{tolerate(taints.KeyUnreachable, 600)})
-	s.addPod("kube-system", "agent-b", "node-b", tolerations.DaemonSet(false))
+	s.addPod("kube-system", "agent-b", "node-b", tolerations.DaemonSet(tolerations.DaemonSetOptions{}))
 	s.addPod("shop", "api", "node-b", nil)
 	// batch means to tolerate not-ready, but a not-ready toleration with
 	// operator Equal and a value never matches the real, valueless taint.

@@ -15,3 +15,11 @@ func PrepareForTest(tc *Controller, getPods GetPodsByNodeNameFunc, recorder reco
 	tc.getPodsAssignedToNode = getPods
 	tc.recorder = recorder
 }
+
+// QueuedEvictions returns the number of evictions the controller's timed
+// queue holds.
+func QueuedEvictions(tc *Controller) int {
+	tc.taintEvictionQueue.Lock()
+	defer tc.taintEvictionQueue.Unlock()
+	return len(tc.taintEvictionQueue.workers)
+}
