@@ -29,7 +29,9 @@
 //   - at most one pod is evicted per cycle, and no pod is evicted while a pod
 //     evicted earlier is still on the node (it is terminating gracefully and
 //     its memory is not free yet), so that pressure is relieved one pod at a
-//     time, as the kubelet does;
+//     time, as the kubelet does; a pod that takes longer than its
+//     terminationGracePeriodSeconds and 30 s more stops holding the next
+//     eviction back;
 //   - pods are never deleted directly.
 //
 // The evicted pod gets a Warning event with reason Evicted and the kubelet's
@@ -49,6 +51,13 @@
 // kubelet has to kill. It has no hard thresholds unless --eviction-hard is
 // given (and then the kubelet's allocatableMemory.available copy of a hard
 // memory.available threshold is made as well).
+//
+// # Cost
+//
+// One cycle on a node with 110 pods under memory pressure (decode the
+// summary, evaluate, rank, pick the victim; API calls excluded) takes about
+// 0.5 ms of one core and allocates about 540 times, 71 KB
+// (BenchmarkCycle110Pods).
 //
 // # Differences from the kubelet
 //

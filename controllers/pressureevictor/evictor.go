@@ -95,8 +95,9 @@ type Evictor struct {
 	cfg     Config
 	manager *nodepressure.Manager
 	log     *slog.Logger
-	// pending are the pods evicted and not yet gone from the node.
-	pending map[types.UID]bool
+	// pending are the pods evicted and not yet gone from the node, with the
+	// time after which they no longer hold back the next eviction.
+	pending map[types.UID]time.Time
 }
 
 // New returns an Evictor for cfg. The error wraps ErrInvalidConfig for a
@@ -137,7 +138,7 @@ func New(cfg Config) (*Evictor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pressureevictor: %w", err)
 	}
-	return &Evictor{cfg: cfg, manager: m, log: log, pending: map[types.UID]bool{}}, nil
+	return &Evictor{cfg: cfg, manager: m, log: log, pending: map[types.UID]time.Time{}}, nil
 }
 
 // Run runs a cycle every Config.Interval, the first at once, until ctx ends;
@@ -217,8 +218,9 @@ func (e *Evictor) run(ctx context.Context) report {
 			active = append(active, pod)
 		}
 	}
-	for uid := range e.pending {
-		if !onNode[uid] {
+	now := e.cfg.Clock.Now()
+	for uid, until := range e.pending {
+		if !onNode[uid] || now.After(until) {
 			delete(e.pending, uid)
 		}
 	}
@@ -264,7 +266,7 @@ func (e *Evictor) run(ctx context.Context) report {
 			log.Info("evicted", "message", msg)
 			e.event(pod, annotations, v1.EventTypeWarning, ReasonEvicted, msg)
 			e.cfg.Metrics.evicted(ev.Signal)
-			e.pending[pod.UID] = true
+			e.pending[pod.UID] = now.Add(terminationWait(pod))
 			rep.outcome, rep.evicted = OutcomeEvicted, pod
 			return rep
 		case apierrors.IsTooManyRequests(err):
@@ -283,6 +285,22 @@ func (e *Evictor) run(ctx context.Context) report {
 	e.log.Info("no pod could be evicted this cycle", "node", e.cfg.Node, "signal", ev.Signal, "refused", len(rep.refused))
 	rep.outcome = OutcomeRefused
 	return rep
+}
+
+// cleanupTimeout is how long past its termination grace period an evicted pod
+// still on the node holds back the next eviction, the kubelet's wait for an
+// evicted pod's cleanup.
+const cleanupTimeout = 30 * time.Second
+
+// terminationWait is how long an evicted pod may take to go before the next
+// eviction proceeds without it: its termination grace period (default 30 s)
+// and cleanupTimeout.
+func terminationWait(pod *v1.Pod) time.Duration {
+	grace := int64(v1.DefaultTerminationGracePeriodSeconds)
+	if pod.Spec.TerminationGracePeriodSeconds != nil && *pod.Spec.TerminationGracePeriodSeconds >= 0 {
+		grace = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return time.Duration(grace)*time.Second + cleanupTimeout
 }
 
 func (e *Evictor) event(obj runtime.Object, annotations map[string]string, kind, reason, msg string) {

@@ -287,6 +287,18 @@ func TestTerminatingPodHoldsTheNextEviction(t *testing.T) {
 	assert.Equal(t, []string{"burst", "best"}, fx.evictions)
 }
 
+func TestStuckTerminatingPodHoldsBackForItsGracePeriodAndCleanup(t *testing.T) {
+	fx := newFixture(t, thresholds.Flags{Hard: []string{"memory.available<500Mi"}}, false, nodePods...)
+	fx.keep = true
+	fx.available = 300
+
+	fx.cycle(0)
+	assert.Equal(t, []string{"burst"}, fx.evictions)
+	assert.Equal(t, OutcomeWaiting, fx.cycle(60*time.Second).outcome, "30 s of grace and 30 s of cleanup")
+	fx.cycle(time.Second)
+	assert.Equal(t, []string{"burst", "best"}, fx.evictions, "burst is stuck terminating: the next pod goes")
+}
+
 func TestNothingHappensBelowThresholdOrInsideGrace(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
