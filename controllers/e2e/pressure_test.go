@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -35,6 +36,7 @@ import (
 const (
 	kubeletAddress = "10.211.0.1"
 	envInNetns     = "EVICTKIT_E2E_IN_NETNS"
+	envPrograms    = "EVICTKIT_E2E_PROGRAMS"
 )
 
 // TestPressureEvictor runs the evictor against a real kube-apiserver (with
@@ -57,10 +59,12 @@ func TestPressureEvictor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		progs := ourPrograms(t)
+		badFlagsGiveOneLine(t, filepath.Join(progs, "pressure-evictor"))
 		cmd := exec.Command("unshare", "-n", "sh", "-c",
 			`ip link set lo up && ip addr add `+kubeletAddress+`/32 dev lo && exec "$0" "$@"`,
 			os.Args[0], "-test.run=^TestPressureEvictor$", "-test.v", "-test.timeout=5m")
-		cmd.Env = append(os.Environ(), envInNetns+"=1", framework.EnvBinDir+"="+filepath.Dir(bin.Etcd))
+		cmd.Env = append(os.Environ(), envInNetns+"=1", framework.EnvBinDir+"="+filepath.Dir(bin.Etcd), envPrograms+"="+progs)
 		out, err := cmd.CombinedOutput()
 		t.Logf("inside the network namespace:\n%s", out)
 		if err != nil {
@@ -90,6 +94,22 @@ func TestPressureEvictor(t *testing.T) {
 		n.stays(ctx, t, 3*time.Second, "steady")
 		assert(t, n.evictedOrder(), "burst,best")
 		assertEvents(ctx, t, client, "Evicted", "The node was low on resource: memory.", 2)
+	})
+	t.Run("Program", func(t *testing.T) {
+		t.Parallel()
+		n := startNode(ctx, t, client, "program", 50, []statsPod{
+			{name: "steady", usage: 100, request: 500}, {name: "best", usage: 150}, {name: "burst", usage: 400, request: 100},
+		})
+		p, err := cp.Run("pressure-evictor-"+n.name, filepath.Join(os.Getenv(envPrograms), "pressure-evictor"),
+			"--kubeconfig="+cp.Kubeconfig, "--node="+n.name, "--interval=500ms", "--metrics-bind-address=0",
+			"--eviction-soft=memory.available<500Mi", "--eviction-soft-grace-period=memory.available=1s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Stop(5 * time.Second) })
+		n.waitGone(ctx, t, "burst", "best")
+		n.stays(ctx, t, 2*time.Second, "steady")
+		assert(t, n.evictedOrder(), "burst,best")
 	})
 	t.Run("BudgetProtectsTheFirstRanked", func(t *testing.T) {
 		t.Parallel()
@@ -131,6 +151,25 @@ func TestPressureEvictor(t *testing.T) {
 			assertEvents(ctx, t, client, "SummaryUnavailable", "Eviction cycle skipped: ", 1, n.name)
 			n.stays(ctx, t, time.Second, "best")
 		})
+	}
+}
+
+// badFlagsGiveOneLine runs the program with a bad flag: one line on stderr,
+// exit status 2.
+func badFlagsGiveOneLine(t *testing.T, path string) {
+	t.Helper()
+	for _, args := range [][]string{{"--node=n", "--bogus"}, {"--node=n", "--eviction-soft=memory.available<1Gi"}} {
+		cmd := exec.Command(path, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Errorf("%v: want exit status 2, got %v", args, err)
+		}
+		if lines := strings.Count(stderr.String(), "\n"); lines != 1 || !strings.HasPrefix(stderr.String(), "pressure-evictor: ") {
+			t.Errorf("%v: want one error line, got %q", args, stderr.String())
+		}
 	}
 }
 
