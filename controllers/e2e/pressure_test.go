@@ -15,14 +15,19 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
 
 	"github.com/evictkit/eviction/controllers/e2e/framework"
 	"github.com/evictkit/eviction/controllers/pressureevictor"
@@ -101,7 +106,7 @@ func TestPressureEvictor(t *testing.T) {
 			{name: "steady", usage: 100, request: 500}, {name: "best", usage: 150}, {name: "burst", usage: 400, request: 100},
 		})
 		p, err := cp.Run("pressure-evictor-"+n.name, filepath.Join(os.Getenv(envPrograms), "pressure-evictor"),
-			"--kubeconfig="+cp.Kubeconfig, "--node="+n.name, "--interval=500ms", "--metrics-bind-address=0",
+			"--kubeconfig="+deployedKubeconfig(ctx, t, cp), "--node="+n.name, "--interval=500ms", "--metrics-bind-address=0",
 			"--eviction-soft=memory.available<500Mi", "--eviction-soft-grace-period=memory.available=1s")
 		if err != nil {
 			t.Fatal(err)
@@ -110,6 +115,10 @@ func TestPressureEvictor(t *testing.T) {
 		n.waitGone(ctx, t, "burst", "best")
 		n.stays(ctx, t, 2*time.Second, "steady")
 		assert(t, n.evictedOrder(), "burst,best")
+		assertEvents(ctx, t, client, "Evicted", "The node was low on resource: memory.", 1, "burst")
+		if log := p.Log(64 << 10); strings.Contains(log, "forbidden") {
+			t.Errorf("the deployment's RBAC lacks a permission:\n%s", log)
+		}
 	})
 	t.Run("BudgetProtectsTheFirstRanked", func(t *testing.T) {
 		t.Parallel()
@@ -152,6 +161,55 @@ func TestPressureEvictor(t *testing.T) {
 			n.stays(ctx, t, time.Second, "best")
 		})
 	}
+}
+
+// deployedKubeconfig applies deploy/pressure-evictor/rbac.yaml and returns a
+// kubeconfig for its service account: the program runs with exactly the
+// permissions the deployment grants.
+func deployedKubeconfig(ctx context.Context, t *testing.T, cp *framework.ControlPlane) string {
+	t.Helper()
+	data, err := os.ReadFile("../../deploy/pressure-evictor/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(data), "\n---\n")
+	if len(docs) != 3 {
+		t.Fatalf("rbac.yaml: %d documents, want 3", len(docs))
+	}
+	var (
+		sa      v1.ServiceAccount
+		role    rbacv1.ClusterRole
+		binding rbacv1.ClusterRoleBinding
+	)
+	for i, obj := range []any{&sa, &role, &binding} {
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cp.Client
+	if _, err := c.CoreV1().ServiceAccounts(sa.Namespace).Create(ctx, &sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := c.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthority: cp.Config.TLSClientConfig.CAFile}
+	cfg.AuthInfos["evictor"] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "evictor"}
+	cfg.CurrentContext = "e2e"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // badFlagsGiveOneLine runs the program with a bad flag: one line on stderr,
