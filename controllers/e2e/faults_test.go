@@ -46,6 +46,11 @@ func TestFaults(t *testing.T) {
 		if !follower.leading() {
 			t.Errorf("the pod was evicted but the surviving replica never led")
 		}
+		const deletions = "taint_eviction_controller_pod_deletions_total"
+		eventually(t, 10*time.Second, "the new leader counts its deletion", func() (bool, string) {
+			v := follower.metric(deletions)
+			return v == 1, fmt.Sprintf("%s = %v", deletions, v)
+		})
 	})
 
 	t.Run("kube-apiserver restarted", func(t *testing.T) {
