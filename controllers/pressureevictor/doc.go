@@ -55,9 +55,9 @@
 // # Cost
 //
 // One cycle on a node with 110 pods under memory pressure (decode the
-// summary, evaluate, rank, pick the victim; API calls excluded) takes about
-// 0.5 ms of one core and allocates about 540 times, 71 KB
-// (BenchmarkCycle110Pods).
+// summary, evaluate, rank, pick the victim; API calls excluded) takes 0.25
+// to 0.5 ms of one core and allocates 537 times, 71 KB
+// (BenchmarkCycle110Pods, on a shared 2-core machine).
 //
 // # Differences from the kubelet
 //
