@@ -42,10 +42,11 @@ Scenarios:
       that decided.
 
 Flags (before or after the scenario):
-  -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" prints (a v1 List), or
-                YAML or JSON documents of Nodes, Pods and PodDisruptionBudgets;
-                "-" reads standard input. Default: the embedded snapshot (12 nodes
-                in 3 zones, 97 pods, 6 PodDisruptionBudgets).
+  -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" (or -o json) prints
+                (a v1 List), or YAML or JSON documents of Nodes, Pods and
+                PodDisruptionBudgets; "-" reads standard input. Read as a stream:
+                a snapshot of 10,000 nodes is fine. Default: the embedded snapshot
+                (12 nodes in 3 zones, 97 pods, 6 PodDisruptionBudgets).
   -o FORMAT     table (default) or json.
   --signal S=A  (pressure, repeatable) the amount available for signal S: a
                 quantity (memory.available=200Mi) or a percentage of the
@@ -239,12 +240,37 @@ func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
 		s, err := readSnapshot(stdin, "standard input")
 		return s, "standard input", err
 	}
-	data, err := readFile(file)
+	f, err := openFile(file)
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := readSnapshot(bytes.NewReader(data), file)
+	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		limitMemory(st.Size())
+	}
+	s, err := readSnapshot(f, file) // streamed: a snapshot may be large
 	return s, file, err
+}
+
+// openFile opens a file the user named for reading; failures are bad input.
+func openFile(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil && st.IsDir() {
+			err = errors.New("is a directory")
+		}
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err
+		}
+		return nil, badInput("cannot read %s: %v", name, err)
+	}
+	return f, nil
 }
 
 // readFile reads a file the user named; failures are bad input.

@@ -118,6 +118,7 @@ type sim struct {
 	unknownAt map[string]time.Time // when a silent node was marked Unknown
 	events    []event
 	notes     []string
+	outcomes  map[string]outcome // per node, counted once the run is over
 }
 
 // newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
@@ -194,6 +195,9 @@ func (m *sim) run() {
 	limit := m.t0.Add(horizon)
 	t := m.t0
 	nextPass := m.t0
+	// marked: every silent node is marked Unknown, the last at end;
+	// recomputed only when a node was marked since.
+	marked, end, seen := false, m.t0, -1
 	for {
 		m.clock.SetTime(t)
 		if !t.Before(nextPass) {
@@ -207,11 +211,14 @@ func (m *sim) run() {
 		busy := m.busy()
 		// Done once every silent node is Unknown, one more pass has run (queue
 		// re-adds, zone states settle) and no queue can still move.
-		end, marked := m.t0, true
-		for name := range m.silent {
-			at, ok := m.unknownAt[name]
-			marked = marked && ok
-			end = later(end, at)
+		if len(m.unknownAt) != seen {
+			seen = len(m.unknownAt)
+			marked, end = true, m.t0
+			for name := range m.silent {
+				at, ok := m.unknownAt[name]
+				marked = marked && ok
+				end = later(end, at)
+			}
 		}
 		if marked && !busy && t.After(end) {
 			break

@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 )
 
 // embeddedSnapshot is a synthetic but realistic cluster in the shape that
@@ -37,6 +33,11 @@ type snapshot struct {
 	Nodes []*corev1.Node
 	Pods  []*corev1.Pod
 	PDBs  []*policyv1.PodDisruptionBudget
+
+	// The index, built once by index: nodes by name, and each node's pods
+	// that have not finished, in snapshot order.
+	byName map[string]*corev1.Node
+	onNode map[string][]*corev1.Pod
 }
 
 // errInput marks problems with the input the user gave (exit code 2). Errors
@@ -68,29 +69,38 @@ func (s *snapshot) clone() *snapshot {
 	for _, p := range s.PDBs {
 		c.PDBs = append(c.PDBs, p.DeepCopy())
 	}
+	c.index()
 	return c
+}
+
+// index builds the index of nodes by name and of pods by node.
+func (s *snapshot) index() {
+	s.byName = make(map[string]*corev1.Node, len(s.Nodes))
+	for _, n := range s.Nodes {
+		if _, dup := s.byName[n.Name]; !dup {
+			s.byName[n.Name] = n
+		}
+	}
+	s.onNode = make(map[string][]*corev1.Pod, len(s.Nodes))
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" && !finished(p) {
+			s.onNode[p.Spec.NodeName] = append(s.onNode[p.Spec.NodeName], p)
+		}
+	}
 }
 
 // node returns the node with the given name.
 func (s *snapshot) node(name string) (*corev1.Node, error) {
-	for _, n := range s.Nodes {
-		if n.Name == name {
-			return n, nil
-		}
+	if n, ok := s.byName[name]; ok {
+		return n, nil
 	}
 	return nil, badInput("unknown node %q (the snapshot has %s)", name, joinMax(s.sortedNodeNames(), 6))
 }
 
 // podsOn returns the pods bound to the node that have not finished, in
-// snapshot order.
+// snapshot order, in a slice the caller may reorder.
 func (s *snapshot) podsOn(node string) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, p := range s.Pods {
-		if p.Spec.NodeName == node && !finished(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.Clone(s.onNode[node])
 }
 
 // finished reports whether the pod has succeeded or failed: such a pod
@@ -99,38 +109,19 @@ func finished(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
-// readSnapshot decodes what `kubectl get nodes,pods,pdb -A -o yaml` prints (a
-// v1 List), or a stream of YAML or JSON documents each holding a Node, Pod,
-// PodDisruptionBudget or a List of them. name labels errors.
+// readSnapshot decodes what `kubectl get nodes,pods,pdb -A -o yaml` (or -o
+// json) prints (a v1 List), or a stream of YAML or JSON documents each
+// holding a Node, Pod, PodDisruptionBudget or a List of them (see
+// decode.go). name labels errors.
 func readSnapshot(r io.Reader, name string) (*snapshot, error) {
 	s := &snapshot{}
-	docs := utilyaml.NewYAMLReader(bufio.NewReader(r))
-	for i := 1; ; i++ {
-		doc, err := docs.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, badInput("%s: %v", name, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		raw, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, badInput("%s: document %d: %v", name, i, err)
-		}
-		if string(bytes.TrimSpace(raw)) == "null" {
-			continue // a document holding only comments
-		}
-		if err := s.add(raw, fmt.Sprintf("%s: document %d", name, i)); err != nil {
-			return nil, err
-		}
+	if err := decodeSnapshot(s, r, name); err != nil {
+		return nil, err
 	}
 	if len(s.Nodes) == 0 {
 		return nil, badInput("%s: no nodes in the input (want the output of kubectl get nodes,pods,pdb -A -o yaml)", name)
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
 		if n.Name == "" {
 			return nil, badInput("%s: a Node has no metadata.name", name)
@@ -140,71 +131,35 @@ func readSnapshot(r io.Reader, name string) (*snapshot, error) {
 		}
 		seen[n.Name] = true
 	}
-	pods := map[string]bool{}
+	type key struct{ namespace, name string }
+	pods := make(map[key]bool, len(s.Pods))
 	for _, p := range s.Pods {
 		if p.Namespace == "" {
 			p.Namespace = "default"
 		}
-		key := podKey(p)
 		if p.Name == "" {
 			return nil, badInput("%s: a Pod has no metadata.name", name)
 		}
-		if pods[key] {
-			return nil, badInput("%s: pod %s appears twice", name, key)
+		k := key{p.Namespace, p.Name}
+		if pods[k] {
+			return nil, badInput("%s: pod %s appears twice", name, podKey(p))
 		}
-		pods[key] = true
+		pods[k] = true
 	}
+	s.index()
 	return s, nil
 }
 
-// add decodes one object (or list of objects) in JSON form.
-func (s *snapshot) add(raw []byte, where string) error {
-	var meta struct {
-		APIVersion string            `json:"apiVersion"`
-		Kind       string            `json:"kind"`
-		Items      []json.RawMessage `json:"items"`
+// limitMemory keeps the heap of a run on an input of size bytes within
+// about 3.5 times that size: the decoded objects take one to two times the
+// size of their JSON or YAML, and the garbage collector, which by default
+// lets the heap grow to twice what is live, collects sooner as the heap
+// nears the limit. Small inputs keep the default.
+func limitMemory(size int64) {
+	const floor = 256 << 20
+	if limit := size / 2 * 7; limit > floor {
+		debug.SetMemoryLimit(limit)
 	}
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return badInput("%s: not a Kubernetes object: %v", where, err)
-	}
-	decode := func(into any) error {
-		if err := json.Unmarshal(raw, into); err != nil {
-			return badInput("%s: %s: %v", where, meta.Kind, err)
-		}
-		return nil
-	}
-	switch {
-	case strings.HasSuffix(meta.Kind, "List"):
-		for j, item := range meta.Items {
-			if err := s.add(item, fmt.Sprintf("%s, item %d", where, j+1)); err != nil {
-				return err
-			}
-		}
-		return nil
-	case meta.APIVersion == "v1" && meta.Kind == "Node":
-		n := &corev1.Node{}
-		if err := decode(n); err != nil {
-			return err
-		}
-		s.Nodes = append(s.Nodes, n)
-	case meta.APIVersion == "v1" && meta.Kind == "Pod":
-		p := &corev1.Pod{}
-		if err := decode(p); err != nil {
-			return err
-		}
-		s.Pods = append(s.Pods, p)
-	case meta.APIVersion == "policy/v1" && meta.Kind == "PodDisruptionBudget":
-		p := &policyv1.PodDisruptionBudget{}
-		if err := decode(p); err != nil {
-			return err
-		}
-		s.PDBs = append(s.PDBs, p)
-	case meta.Kind == "":
-		return badInput("%s: no kind (want Node, Pod, PodDisruptionBudget or a List of them)", where)
-	default:
-		return badInput("%s: kind %s %s is not one of v1 Node, v1 Pod, policy/v1 PodDisruptionBudget", where, meta.APIVersion, meta.Kind)
-	}
-	return nil
 }
 
 // t0 is the time the scenarios start from: the latest Ready heartbeat of any

@@ -209,14 +209,22 @@ type outcome struct {
 	last          time.Time
 }
 
+// outcome counts what happened to a node's pods once the run is over: the
+// evictions of every node are counted in one pass over the events.
 func (m *sim) outcome(node string) outcome {
-	o := outcome{pods: len(m.podsOn[node])}
-	for _, e := range m.events {
-		if e.Node == node && e.Kind == kindEvicted {
-			o.evicted++
-			o.last = later(o.last, e.At)
+	if m.outcomes == nil {
+		m.outcomes = map[string]outcome{}
+		for _, e := range m.events {
+			if e.Kind == kindEvicted {
+				o := m.outcomes[e.Node]
+				o.evicted++
+				o.last = later(o.last, e.At)
+				m.outcomes[e.Node] = o
+			}
 		}
 	}
+	o := m.outcomes[node]
+	o.pods = len(m.podsOn[node])
 	return o
 }
 

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/evictkit/eviction/examples/whatif/internal/gensnap"
+)
+
+// The scale benchmarks run whatif, and the reference decodes, on generated
+// snapshots of 1,000 nodes and more, each in a child process (this test
+// binary, re-executed) so that its peak memory can be measured: wall time
+// is ns/op, and the child's CPU time and peak RSS are reported beside it.
+// They run only when WHATIF_LARGE lists the sizes:
+//
+//	WHATIF_LARGE=1000,5000,10000 go test ./examples/whatif -run '^$' -bench Large -benchtime 1x -timeout 2h
+//
+// The snapshots are written once to $WHATIF_SNAPSHOTS (default
+// $TMPDIR/whatif-snapshots) and reused.
+
+// largeEnv lists the node counts to benchmark.
+const largeEnv = "WHATIF_LARGE"
+
+// childEnv makes the test binary run one child task and exit.
+const childEnv = "WHATIF_CHILD"
+
+func TestMain(m *testing.M) {
+	if task := os.Getenv(childEnv); task != "" {
+		os.Exit(child(task, os.Args[len(os.Args)-1]))
+	}
+	os.Exit(m.Run())
+}
+
+// child runs one task on the snapshot file: "decode", "ref-json",
+// "ref-yaml" or "run" (whatif with the arguments in WHATIF_ARGS, a JSON
+// list).
+func child(task, file string) int {
+	var err error
+	switch task {
+	case "run":
+		var args []string
+		if err := json.Unmarshal([]byte(os.Getenv("WHATIF_ARGS")), &args); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return run(append([]string{"-f", file}, args...), os.Stdin, io.Discard, os.Stderr)
+	case "decode":
+		var f *os.File
+		if f, err = os.Open(file); err == nil {
+			if st, err := f.Stat(); err == nil {
+				limitMemory(st.Size())
+			}
+			_, err = readSnapshot(f, file)
+			f.Close()
+		}
+	case "ref-json":
+		_, err = referenceJSON(file)
+	case "ref-yaml":
+		_, err = referenceYAML(file)
+	default:
+		err = fmt.Errorf("unknown task %q", task)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// referenceObjects is what the reference decodes keep.
+type referenceObjects struct {
+	nodes []*corev1.Node
+	pods  []*corev1.Pod
+	pdbs  []*policyv1.PodDisruptionBudget
+}
+
+// referenceJSON is the reference decode: encoding/json reads the file into a
+// v1.List, then each item into its type.
+func referenceJSON(file string) (*referenceObjects, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var list corev1.List
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, err
+	}
+	return referenceItems(&list)
+}
+
+// referenceYAML is the YAML reference: sigs.k8s.io/yaml (go.yaml.in/yaml/v2
+// to JSON, then encoding/json) reads the file into a v1.List, then each item
+// into its type.
+func referenceYAML(file string) (*referenceObjects, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var list corev1.List
+	if err := yaml.Unmarshal(data, &list); err != nil {
+		return nil, err
+	}
+	return referenceItems(&list)
+}
+
+func referenceItems(list *corev1.List) (*referenceObjects, error) {
+	out := &referenceObjects{}
+	for i := range list.Items {
+		raw := list.Items[i].Raw
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			return nil, err
+		}
+		var err error
+		switch tm.Kind {
+		case "Node":
+			n := &corev1.Node{}
+			err = json.Unmarshal(raw, n)
+			out.nodes = append(out.nodes, n)
+		case "Pod":
+			p := &corev1.Pod{}
+			err = json.Unmarshal(raw, p)
+			out.pods = append(out.pods, p)
+		case "PodDisruptionBudget":
+			p := &policyv1.PodDisruptionBudget{}
+			err = json.Unmarshal(raw, p)
+			out.pdbs = append(out.pdbs, p)
+		default:
+			err = fmt.Errorf("item %d: kind %q", i, tm.Kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// largeSizes returns the node counts in WHATIF_LARGE.
+func largeSizes(tb testing.TB) []int {
+	env := os.Getenv(largeEnv)
+	if env == "" {
+		tb.Skipf("set %s=1000,5000,10000 to run the scale benchmarks", largeEnv)
+	}
+	var out []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 3 {
+			tb.Fatalf("%s=%q: want node counts ≥ 3 separated by commas", largeEnv, env)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// snapshotFile returns the generated snapshot of n nodes in format f,
+// writing it the first time.
+func snapshotFile(tb testing.TB, n int, f gensnap.Format) string {
+	dir := os.Getenv("WHATIF_SNAPSHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "whatif-snapshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("nodes-%d.%s", n, f))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp, err := os.CreateTemp(dir, "gen-*")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := gensnap.Write(tmp, gensnap.Config{Nodes: n, Format: f}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := tmp.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// preemptorYAML is a pending pod that fits nowhere without preemption: it
+// asks for most of a worker's CPU at a priority above every workload's.
+const preemptorYAML = `apiVersion: v1
+kind: Pod
+metadata: {name: big-batch, namespace: batch}
+spec:
+  priority: 1000000
+  containers:
+  - name: main
+    image: registry.example.com/batch/big:1.0
+    resources: {requests: {cpu: 7500m, memory: 8Gi}}
+`
+
+// scenario is one whatif command line of the scale benchmarks and tests.
+type scenario struct {
+	name string
+	args func(n int, preemptor string) []string
+}
+
+func scenarios() []scenario {
+	cfg := func(n int) gensnap.Config { return gensnap.Config{Nodes: n, Zones: 3} }
+	// Node 4 is a worker in zone b with no taint.
+	worker := func(int) string { return gensnap.NodeName(4, 3) }
+	return []scenario{
+		{"node-down", func(n int, _ string) []string { return []string{"node-down", worker(n)} }},
+		{"node-down-zone", func(n int, _ string) []string {
+			return append([]string{"node-down"}, gensnap.ZoneNodes(cfg(n), 1)...)
+		}},
+		{"taint", func(n int, _ string) []string { return []string{"taint", worker(n), "dedicated=ml:NoExecute"} }},
+		{"pressure", func(n int, _ string) []string {
+			return []string{"pressure", worker(n), "--signal", "memory.available=50Mi"}
+		}},
+		{"preempt", func(n int, p string) []string { return []string{"preempt", p} }},
+	}
+}
+
+// childResult is one child run's cost.
+type childResult struct {
+	wall, cpu time.Duration
+	maxRSS    int64 // bytes
+}
+
+// runChild runs the test binary as a child doing task on file.
+func runChild(tb testing.TB, task, file string, args []string) childResult {
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(exe, "-test.run=^$", file)
+	cmd.Env = append(os.Environ(), childEnv+"="+task, "WHATIF_ARGS="+string(a))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		tb.Fatalf("%s %v: %v: %s", task, args, err, stderr.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		tb.Fatal("no rusage")
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return childResult{wall: wall, cpu: cpu, maxRSS: ru.Maxrss * 1024}
+}
+
+// BenchmarkLarge runs, per size and format, the reference decode, whatif's
+// decode alone and every scenario end to end.
+func BenchmarkLarge(b *testing.B) {
+	dir := b.TempDir()
+	preemptor := filepath.Join(dir, "preemptor.yaml")
+	if err := os.WriteFile(preemptor, []byte(preemptorYAML), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range largeSizes(b) {
+		for _, f := range []gensnap.Format{gensnap.JSON, gensnap.YAML} {
+			measure := func(name, task string, args []string) {
+				b.Run(fmt.Sprintf("nodes=%d/%s/%s", n, f, name), func(b *testing.B) {
+					// Written on first use, so that -bench can leave a
+					// size or format out without generating it.
+					file := snapshotFile(b, n, f)
+					st, err := os.Stat(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size := float64(st.Size())
+					var cpu time.Duration
+					var rss int64
+					for i := 0; i < b.N; i++ {
+						r := runChild(b, task, file, args)
+						cpu += r.cpu
+						rss = max(rss, r.maxRSS)
+					}
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(rss)/(1<<20), "peak-MiB")
+					b.ReportMetric(float64(rss)/size, "peak/input")
+					b.ReportMetric(size/(1<<20), "input-MiB")
+				})
+			}
+			if f == gensnap.JSON {
+				measure("reference", "ref-json", nil)
+			} else if os.Getenv("WHATIF_YAML_REFERENCE") != "" || n <= 1000 {
+				// sigs.k8s.io/yaml holds the whole document as generic
+				// maps: some 30 times the file, so not beyond 1,000
+				// nodes unless asked.
+				measure("reference", "ref-yaml", nil)
+			}
+			measure("decode", "decode", nil)
+			for _, sc := range scenarios() {
+				measure(sc.name, "run", sc.args(n, preemptor))
+			}
+		}
+	}
+}
