@@ -75,20 +75,6 @@ func newTEBenchCluster(b *testing.B) *teBenchCluster {
 // (whose ByIndex costs about as much per pod as the core's whole decision).
 func (c *teBenchCluster) podsOn(node string) ([]*v1.Pod, error) { return c.byNode[node], nil }
 
-// podsOnIndexed lists a node's pods through the informer cache's node index,
-// as kube-controller-manager does.
-func (c *teBenchCluster) podsOnIndexed(node string) ([]*v1.Pod, error) {
-	objs, err := c.pods.ByIndex("spec.nodeName", node)
-	if err != nil {
-		return nil, err
-	}
-	pods := make([]*v1.Pod, 0, len(objs))
-	for _, o := range objs {
-		pods = append(pods, o.(*v1.Pod))
-	}
-	return pods, nil
-}
-
 // cpuTime returns the CPU time the process has used, user and system: on
 // a shared machine the wall time of a run says more about the neighbours
 // than about the code, so the benchmark also reports CPU time per run.

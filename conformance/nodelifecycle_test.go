@@ -870,7 +870,7 @@ func disruptionPass(t *rapid.T, label string, zones []map[string]string) []*v1.N
 //
 // Rates: upstream's SwapLimiter installs a "never" limiter for a rate ≤ 0
 // that reports QPS 1, so a later swap to 1 is ignored and the zone stays
-// stopped; the library resumes (timedqueue's deliberate difference D5,
+// stopped; the library resumes (a deliberate difference of timedqueue,
 // asserted in TestRateLimitedQueueDifferences). The rates drawn here are
 // never 1. The legacy pod-eviction mode (v1.26, --enable-taint-manager=false)
 // is out of reach: v1.37.2 no longer has it.

@@ -52,8 +52,9 @@ func (l *runLog) sorted() []string {
 // queuePair is upstream's TimedWorkerQueue and the library's Queue, each on
 // its own fake clock, stepped together. Work calls return at once, so that
 // between operations nothing is running: the comparison stays outside the
-// deliberate differences D2 and D3 (which concern running items) and, with
-// createdAt always the current time, outside D1.
+// deliberate differences that concern running items (what Cancel reports
+// and what a finishing call removes) and, with createdAt always the current
+// time, outside the absolute fire time.
 type queuePair struct {
 	t        tester
 	upClock  *testingclock.FakeClock
@@ -173,12 +174,12 @@ func TestTimedQueue(t *testing.T) {
 }
 
 // TestTimedQueueDifferences asserts the library's side of the deliberate
-// differences D1–D4 and D6 of the timed queue on the cases of the spec,
-// each beside what upstream does with the same operations
-// (TestRateLimitedQueueDifferences has D4 and D5 of the rate-limited
-// queue).
+// differences of the timed queue (absolute fire times, running items, FIFO
+// among equal fire times, no work after Shutdown), each beside what upstream
+// does with the same operations (TestRateLimitedQueueDifferences has those
+// of the rate-limited queue).
 func TestTimedQueueDifferences(t *testing.T) {
-	t.Run("D1 absolute fire time", func(t *testing.T) {
+	t.Run("absolute fire time", func(t *testing.T) {
 		// Add(k, now-400ms, now-200ms): upstream waits fireAt-createdAt =
 		// 200ms from the call; the library runs it at once (already due).
 		p := newQueuePair(t)
@@ -195,7 +196,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 			t.Fatalf("upstream ran %d after 200ms, want 1", up)
 		}
 	})
-	t.Run("D2 D3 running items", func(t *testing.T) {
+	t.Run("running items", func(t *testing.T) {
 		upClock, ourClock := testingclock.NewFakeClock(gen.Epoch), testingclock.NewFakeClock(gen.Epoch)
 		release := make(chan struct{})
 		started := make(chan string, 4)
@@ -220,13 +221,13 @@ func TestTimedQueueDifferences(t *testing.T) {
 		ourClock.Step(time.Second)
 		<-started
 		<-started
-		// D3: upstream's CancelWork reports true for a timer-started item
+		// Cancel of a running item: upstream's CancelWork reports true for a timer-started item
 		// that is already running; the library's Cancel reports false.
 		if !upQ.CancelWork(logger, "ns/k") {
 			t.Fatal("upstream CancelWork of a running timer-started item: false, expected true")
 		}
 		if ourQ.Cancel("ns/k") {
-			t.Fatal("evictkit Cancel of a running item: true, want false (D3)")
+			t.Fatal("evictkit Cancel of a running item: true, want false")
 		}
 		// A new item under the same key, then the first call returns.
 		now = now.Add(time.Second)
@@ -238,21 +239,21 @@ func TestTimedQueueDifferences(t *testing.T) {
 		if err := ourQ.Idle(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		// D2: upstream's completion deletes whatever the key holds, the new
+		// A finishing call: upstream's completion deletes whatever the key holds, the new
 		// pending item included (race R1), so it can no longer be seen or
 		// cancelled; the library removes only its own item.
 		if upQ.GetWorkerUnsafe("ns/k") != nil {
 			t.Fatal("upstream still lists the new item; expected race R1 to drop it")
 		}
 		if it, ok := ourQ.Get("ns/k"); !ok || it.State != timedqueue.Pending || !it.FireAt.Equal(now.Add(time.Second)) {
-			t.Fatalf("evictkit Get after the first call returned: %+v, %v; want the new pending item (D2)", it, ok)
+			t.Fatalf("evictkit Get after the first call returned: %+v, %v; want the new pending item", it, ok)
 		}
 		if !ourQ.Cancel("ns/k") {
-			t.Fatal("evictkit Cancel of the new pending item: false, want true (D2)")
+			t.Fatal("evictkit Cancel of the new pending item: false, want true")
 		}
 		close(release)
 	})
-	t.Run("D4 FIFO among equal fire times", func(t *testing.T) {
+	t.Run("FIFO among equal fire times", func(t *testing.T) {
 		// Five items due at the same time, one worker. Upstream's
 		// TimedWorkerQueue arms one timer per item and starts each due item
 		// in a goroutine of its own, so the order in which work calls start
@@ -277,10 +278,10 @@ func TestTimedQueueDifferences(t *testing.T) {
 			want[i] = fmt.Sprintf("%s@%v", k, time.Second)
 		}
 		if got := p.ourRuns.inOrder(); !slices.Equal(got, want) {
-			t.Fatalf("evictkit ran %q, want insertion order %q (D4)", got, want)
+			t.Fatalf("evictkit ran %q, want insertion order %q", got, want)
 		}
 	})
-	t.Run("D6 add after shutdown", func(t *testing.T) {
+	t.Run("add after shutdown", func(t *testing.T) {
 		upQ := tainteviction.CreateWorkerQueueWithClock(func(context.Context, time.Time, *tainteviction.WorkArgs) error { return nil },
 			testingclock.NewFakeClock(gen.Epoch))
 		ourQ := timedqueue.New(func(context.Context, string, time.Time) error { return nil },
@@ -294,16 +295,16 @@ func TestTimedQueueDifferences(t *testing.T) {
 			t.Fatal("upstream refused work after CancelAndWait; expected it to accept")
 		}
 		if ourQ.Add("ns/k", gen.Epoch, gen.Epoch.Add(time.Hour)) {
-			t.Fatal("evictkit accepted work after Shutdown (D6)")
+			t.Fatal("evictkit accepted work after Shutdown")
 		}
 	})
 }
 
 // TestRateLimitedQueueDifferences asserts the library's side of the
-// deliberate differences D4 and D5 of the rate-limited queue (spec cases 33
-// and 32) beside upstream's RateLimitedTimedQueue doing the same.
+// deliberate differences of the rate-limited queue (FIFO among equal process
+// times, and resuming from a stopped limiter) beside upstream's RateLimitedTimedQueue doing the same.
 func TestRateLimitedQueueDifferences(t *testing.T) {
-	t.Run("D4 FIFO among equal process times", func(t *testing.T) {
+	t.Run("FIFO among equal process times", func(t *testing.T) {
 		// a, b, c, d, e added at the same clock reading, so with the same
 		// ProcessAt, under limiters that accept every draw. Upstream's
 		// UniqueQueue is a container/heap ordered by ProcessAt alone, whose
@@ -332,10 +333,10 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 			t.Fatalf("upstream processed %q, expected its heap order %q", up, want)
 		}
 		if !slices.Equal(ours, values) {
-			t.Fatalf("evictkit processed %q, want insertion order %q (D4)", ours, values)
+			t.Fatalf("evictkit processed %q, want insertion order %q", ours, values)
 		}
 	})
-	t.Run("D5 resume from a stopped limiter at qps 1", func(t *testing.T) {
+	t.Run("resume from a stopped limiter at qps 1", func(t *testing.T) {
 		// SwapLimiter(0) then SwapLimiter(1) on a queue at qps 1. Upstream
 		// installs client-go's "never" limiter for 0, which reports QPS 1,
 		// so the swap to 1 finds the rate unchanged and does nothing: the
@@ -356,7 +357,7 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 			t.Fatalf("upstream's stopped queue reports QPS %v, expected 1", up)
 		}
 		if got := ourQ.QPS(); got != 1 {
-			t.Fatalf("evictkit QPS after SetRate(0), SetRate(1): %v, want 1 (D5)", got)
+			t.Fatalf("evictkit QPS after SetRate(0), SetRate(1): %v, want 1", got)
 		}
 		upQ.Add("a", nil)
 		ourQ.Add("a", nil)
@@ -370,7 +371,7 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 		upClock.Step(time.Second)
 		ourClock.Step(time.Second)
 		if up, ours := try(); up != 0 || ours != 1 {
-			t.Fatalf("after 1s: upstream processed %d (expected 0: still stopped), evictkit %d (want 1, D5)", up, ours)
+			t.Fatalf("after 1s: upstream processed %d (expected 0: still stopped), evictkit %d (want 1)", up, ours)
 		}
 		upClock.Step(time.Hour)
 		if up, _ := try(); up != 0 {
@@ -384,7 +385,7 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 // fake clock, and its package clock pointed at the same fake clock) and
 // the library's RateLimited, and compares results and every call of the
 // Try function. No two values ever share a process time, since equal
-// process times are the deliberate difference D4 (upstream's heap order
+// process times are a deliberate difference (upstream's heap order
 // vs FIFO, asserted in TestRateLimitedQueueDifferences): adds follow a 1ms step, so their times are whole milliseconds
 // plus a few nanoseconds, and the n-th call of the Try function asks to be
 // retried after 333µs + n µs, which puts every retry at a distinct time

@@ -23,7 +23,7 @@ import (
 //  1. each hugepages-* resource limited by the containers but neither requested nor limited
 //     at pod level gets the aggregated container limit as its pod-level limit;
 //  2. missing pod-level cpu and memory requests become the aggregated container requests
-//     (the formula of [Options.Request]); then every cpu, memory or hugepages-* resource with a
+//     (the formula of [Request]); then every cpu, memory or hugepages-* resource with a
 //     pod-level limit but no pod-level request gets the limit as its request;
 //  3. every cpu, memory or hugepages-* resource with a pod-level request but no pod-level limit
 //     gets the limit max(pod-level request, aggregated container limits), provided that every

@@ -78,15 +78,15 @@ func naiveWithStats(usage UsageFunc, cmp func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, 
 func naiveExceedMemory(usage UsageFunc) naiveCmp {
 	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		m1, m2 := naiveUsage(u1.MemoryWorkingSet), naiveUsage(u2.MemoryWorkingSet)
-		return naiveBool(m1.Cmp(Request(p1, v1.ResourceMemory)) == 1, m2.Cmp(Request(p2, v1.ResourceMemory)) == 1)
+		return naiveBool(m1.Cmp(Request(p1, v1.ResourceMemory, Options{})) == 1, m2.Cmp(Request(p2, v1.ResourceMemory, Options{})) == 1)
 	})
 }
 
 func naiveMemory(usage UsageFunc) naiveCmp {
 	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		m1, m2 := naiveUsage(u1.MemoryWorkingSet), naiveUsage(u2.MemoryWorkingSet)
-		m1.Sub(Request(p1, v1.ResourceMemory))
-		m2.Sub(Request(p2, v1.ResourceMemory))
+		m1.Sub(Request(p1, v1.ResourceMemory, Options{}))
+		m2.Sub(Request(p2, v1.ResourceMemory, Options{}))
 		return m2.Cmp(m1)
 	})
 }
@@ -140,15 +140,15 @@ func naiveDiskUsage(pod *v1.Pod, u Usage, src Sources, res v1.ResourceName) reso
 func naiveExceedDisk(usage UsageFunc, src Sources, res v1.ResourceName) naiveCmp {
 	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		d1, d2 := naiveDiskUsage(p1, u1, src, res), naiveDiskUsage(p2, u2, src, res)
-		return naiveBool(d1.Cmp(Request(p1, res)) == 1, d2.Cmp(Request(p2, res)) == 1)
+		return naiveBool(d1.Cmp(Request(p1, res, Options{})) == 1, d2.Cmp(Request(p2, res, Options{})) == 1)
 	})
 }
 
 func naiveDisk(usage UsageFunc, src Sources, res v1.ResourceName) naiveCmp {
 	return naiveWithStats(usage, func(p1 *v1.Pod, u1 Usage, p2 *v1.Pod, u2 Usage) int {
 		d1, d2 := naiveDiskUsage(p1, u1, src, res), naiveDiskUsage(p2, u2, src, res)
-		d1.Sub(Request(p1, v1.ResourceEphemeralStorage))
-		d2.Sub(Request(p2, v1.ResourceEphemeralStorage))
+		d1.Sub(Request(p1, v1.ResourceEphemeralStorage, Options{}))
+		d2.Sub(Request(p2, v1.ResourceEphemeralStorage, Options{}))
 		return d2.Cmp(d1)
 	})
 }

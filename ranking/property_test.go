@@ -134,7 +134,7 @@ func rankings() []ranking {
 	out := []ranking{
 		{"memory", func(p []*v1.Pod, u UsageFunc) { ForMemory(p, u, Options{}) }, naiveMemoryChain, func(p *v1.Pod, u Usage) bool {
 			m := naiveUsage(u.MemoryWorkingSet)
-			return m.Cmp(Request(p, v1.ResourceMemory)) > 0
+			return m.Cmp(Request(p, v1.ResourceMemory, Options{})) > 0
 		}},
 		{"pids", ForPIDs, naivePIDChain, nil},
 	}
@@ -159,7 +159,7 @@ func rankings() []ranking {
 				chain: func(u UsageFunc) []naiveCmp { return naiveDiskChain(u, src, res) },
 				exceeds: func(p *v1.Pod, u Usage) bool {
 					d := naiveDiskUsage(p, u, src, res)
-					return d.Cmp(Request(p, res)) > 0
+					return d.Cmp(Request(p, res, Options{})) > 0
 				},
 			})
 		}

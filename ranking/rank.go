@@ -15,7 +15,7 @@ import (
 // first = evicted first:
 //
 //  1. pods without stats (usage reports false);
-//  2. pods whose memory working set exceeds their memory request ([Options.Request]) before
+//  2. pods whose memory working set exceeds their memory request ([Request]) before
 //     pods that do not;
 //  3. lower [Priority] first;
 //  4. larger working set minus request first (the difference may be negative);
@@ -38,7 +38,7 @@ func ForMemory(pods []*v1.Pod, usage UsageFunc, opts Options) {
 // buildSignalToRankFunc picks, rankDiskPressureFunc), first = evicted first:
 //
 //  1. pods without stats;
-//  2. pods whose usage of res exceeds their request for res ([Options.Request]) first;
+//  2. pods whose usage of res exceeds their request for res ([Request]) first;
 //  3. lower [Priority] first;
 //  4. larger usage of res minus the ephemeral-storage request first;
 //  5. ties: namespace, then name, then UID, then input order.
@@ -119,7 +119,7 @@ func biased(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
 func (o Options) memoryKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
 	k.lead = biased(Priority(p))
 	if u, found := lookup(usage, p); found {
-		req := o.Request(p, v1.ResourceMemory)
+		req := Request(p, v1.ResourceMemory, o)
 		s.setExcess(k, quantityOf(u.MemoryWorkingSet), req, req)
 	}
 }
@@ -129,10 +129,10 @@ func (o Options) memoryKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc) {
 func (o Options) diskKey(s *keyed, k *key, p *v1.Pod, usage UsageFunc, src Sources, res v1.ResourceName) {
 	k.lead = biased(Priority(p))
 	if u, found := lookup(usage, p); found {
-		storage := o.Request(p, v1.ResourceEphemeralStorage)
+		storage := Request(p, v1.ResourceEphemeralStorage, o)
 		req := storage
 		if res != v1.ResourceEphemeralStorage {
-			req = o.Request(p, res)
+			req = Request(p, res, o)
 		}
 		s.setExcess(k, DiskUsage(p, u, src, res), req, storage)
 	}

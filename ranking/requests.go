@@ -12,12 +12,6 @@ import (
 func Priority(pod *v1.Pod) int32 { return podresources.Priority(pod) }
 
 // Request returns the request for resource name that the kubelet compares usage with when it
-// ranks pod, under the default [Options]. See [Options.Request].
-func Request(pod *v1.Pod, name v1.ResourceName) resource.Quantity {
-	return Options{}.Request(pod, name)
-}
-
-// Request returns the request for resource name that the kubelet compares usage with when it
 // ranks pod (upstream: pkg/api/v1/resource GetResourceRequestQuantity, which calls
 // component-helpers PodRequests through [podresources.Request]):
 //
@@ -32,12 +26,12 @@ func Request(pod *v1.Pod, name v1.ResourceName) resource.Quantity {
 // Pod status (allocated or actuated resources) is not consulted. The quantity is exact; its
 // Format is DecimalSI, or BinarySI for memory, storage and ephemeral-storage, unless a value
 // added to it sets another. A nil pod requests nothing.
-func (o Options) Request(pod *v1.Pod, name v1.ResourceName) resource.Quantity {
+func Request(pod *v1.Pod, name v1.ResourceName, opts Options) resource.Quantity {
 	q := resource.Quantity{Format: formatFor(name)}
 	if pod == nil {
 		return q
 	}
-	skip := !o.DisablePodLevelResources && podresources.HasPodLevelResources(pod)
+	skip := !opts.DisablePodLevelResources && podresources.HasPodLevelResources(pod)
 	if v, ok := podresources.Request(pod, name, podresources.Options{SkipContainerLevelResources: skip, ExcludeOverhead: true}); ok {
 		q.Add(v)
 	}

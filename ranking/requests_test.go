@@ -57,7 +57,7 @@ func TestRequestSpec(t *testing.T) {
 			if tc.pod != nil {
 				before = tc.pod.DeepCopy()
 			}
-			got := tc.opts.Request(tc.pod, tc.res)
+			got := Request(tc.pod, tc.res, tc.opts)
 			want := resource.MustParse(tc.want)
 			assert.Zero(t, want.Cmp(got), "Request = %s, want %s", got.String(), tc.want)
 			assert.Equal(t, before, tc.pod)

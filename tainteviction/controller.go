@@ -160,15 +160,25 @@ type Controller struct {
 	queue   *timedqueue.Queue[types.NamespacedName]
 
 	mu      sync.Mutex
-	tainted map[string][]v1.Taint              // node → its NoExecute taints, for tainted nodes only
+	tainted map[string]*taintedNode            // node → its NoExecute taints, for tainted nodes only
 	info    map[types.NamespacedName]evictMeta // what the scheduled evictions need beyond the queue's item
 }
 
-// evictMeta is what a scheduled eviction carries besides its queue item.
+// taintedNode is one entry of the tainted table. An entry is replaced,
+// never modified, so the scheduled evictions of its pods may point to it
+// after the node's taints change.
+type taintedNode struct {
+	name   string
+	taints []v1.Taint // the NoExecute taints, not empty
+}
+
+// evictMeta is what a scheduled eviction carries besides its queue item:
+// the pod's UID, and its node and cause as a pointer into the tainted
+// table and an index, which keeps the side map's entries small.
 type evictMeta struct {
 	uid   types.UID
-	node  string
-	taint *v1.Taint // into a slice of the tainted table, which is never modified
+	node  *taintedNode
+	taint int32 // index in node.taints; -1 for none
 }
 
 // New returns a controller that reads pods through pods and carries out
@@ -189,7 +199,7 @@ func New(pods PodLister, evict func(ctx context.Context, e Eviction) error, opts
 	c := &Controller{
 		pods: pods, evict: evict, clock: clk, opts: opts.Tolerations,
 		events: opts.Events, observe: opts.Observe, policy: opts.Policy, onError: opts.OnError,
-		tainted: map[string][]v1.Taint{},
+		tainted: map[string]*taintedNode{},
 		info:    map[types.NamespacedName]evictMeta{},
 	}
 	name := opts.Name
@@ -306,11 +316,13 @@ func unwrap[T comparable](obj any) (T, bool) {
 func (c *Controller) syncNode(node *v1.Node) error {
 	noExec := taints.OnlyNoExecute(node.Spec.Taints)
 	var evs []notice
+	var tn *taintedNode
 	c.mu.Lock()
 	if len(noExec) == 0 {
 		delete(c.tainted, node.Name)
 	} else {
-		c.tainted[node.Name] = noExec
+		tn = &taintedNode{name: node.Name, taints: noExec}
+		c.tainted[node.Name] = tn
 	}
 	pods, err := c.pods.PodsOnNode(node.Name)
 	if err != nil {
@@ -324,7 +336,7 @@ func (c *Controller) syncNode(node *v1.Node) error {
 	} else {
 		now := c.clock.Now() // one reading for every pod on the node
 		for _, p := range pods {
-			evs = c.decideLocked(p, node.Name, noExec, now, evs)
+			evs = c.decideLocked(p, tn, now, evs)
 		}
 	}
 	c.mu.Unlock()
@@ -338,29 +350,34 @@ func (c *Controller) syncPodLocked(pod *v1.Pod, evs []notice) []notice {
 	if node == "" {
 		return evs
 	}
-	noExec, ok := c.tainted[node]
+	tn, ok := c.tainted[node]
 	if !ok {
 		return evs // no NoExecute taint: any eviction was cancelled when the taints went
 	}
-	return c.decideLocked(pod, node, noExec, c.clock.Now(), evs)
+	return c.decideLocked(pod, tn, c.clock.Now(), evs)
 }
 
 // decideLocked is upstream's processPodOnNode for a pod on a node with the
-// NoExecute taints noExec (not empty).
-func (c *Controller) decideLocked(pod *v1.Pod, node string, noExec []v1.Taint, now time.Time, evs []notice) []notice {
+// NoExecute taints of tn.
+func (c *Controller) decideLocked(pod *v1.Pod, tn *taintedNode, now time.Time, evs []notice) []notice {
 	key := podKey(pod)
+	node, noExec := tn.name, tn.taints
 	d := tolerations.NoExecuteDecision(noExec, pod.Spec.Tolerations, c.opts)
 	it, queued := c.queue.Get(key)
 	s := Scheduled{CreatedAt: it.CreatedAt, FireAt: it.FireAt, Running: it.State == timedqueue.Running}
 	a := reconcile(d, s, queued, now)
-	cancelled, added := ApplyAction(c.queue, key, a)
-	var why *v1.Taint
+	apply := a
+	if !queued {
+		apply.Cancel = false // nothing to cancel: saves the queue a lookup
+	}
+	cancelled, added := ApplyAction(c.queue, key, apply)
+	why := int32(-1)
 	if added || c.observe != nil {
 		why = cause(noExec, pod.Spec.Tolerations, d, c.opts)
 	}
 	switch {
 	case added:
-		c.info[key] = evictMeta{uid: pod.UID, node: node, taint: why}
+		c.info[key] = evictMeta{uid: pod.UID, node: tn, taint: why}
 	case cancelled:
 		delete(c.info, key)
 	}
@@ -370,8 +387,8 @@ func (c *Controller) decideLocked(pod *v1.Pod, node string, noExec []v1.Taint, n
 			before := s
 			o.Before = &before
 		}
-		if why != nil && d.Kind != tolerations.Never {
-			o.Taint = *why
+		if why >= 0 && d.Kind != tolerations.Never {
+			o.Taint = noExec[why]
 		}
 		evs = append(evs, notice{outcome: o})
 	}
@@ -413,27 +430,27 @@ func (c *Controller) emit(ns []notice) {
 	}
 }
 
-// cause returns the taint behind decision d: the first untolerated
-// NoExecute taint, or the first whose first tolerating toleration has the
-// smallest seconds.
-func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts tolerations.Options) *v1.Taint {
-	var best *v1.Taint
+// cause returns the index of the taint behind decision d: the first
+// untolerated NoExecute taint, or the first whose first tolerating
+// toleration has the smallest seconds; -1 when noExec is empty.
+func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts tolerations.Options) int32 {
+	best := int32(-1)
 	bestSec := int64(0)
 	for i := range noExec {
 		t := &noExec[i]
 		j := slices.IndexFunc(tols, func(tol v1.Toleration) bool { return tolerations.Tolerates(&tol, t, opts) })
 		if j < 0 {
-			return t
+			return int32(i)
 		}
 		if d.Kind != tolerations.EvictAfter || tols[j].TolerationSeconds == nil {
 			continue
 		}
-		if s := max(*tols[j].TolerationSeconds, 0); best == nil || s < bestSec {
-			best, bestSec = t, s
+		if s := max(*tols[j].TolerationSeconds, 0); best < 0 || s < bestSec {
+			best, bestSec = int32(i), s
 		}
 	}
-	if best == nil && len(noExec) > 0 {
-		best = &noExec[0]
+	if best < 0 && len(noExec) > 0 {
+		best = 0
 	}
 	return best
 }
@@ -445,9 +462,12 @@ func (c *Controller) work(ctx context.Context, key types.NamespacedName, fireAt 
 	m := c.info[key]
 	it, _ := c.queue.Get(key)
 	c.mu.Unlock()
-	e := Eviction{Pod: key, UID: m.uid, Node: m.node, CreatedAt: it.CreatedAt, FireAt: fireAt}
-	if m.taint != nil {
-		e.Taint = *m.taint
+	e := Eviction{Pod: key, UID: m.uid, CreatedAt: it.CreatedAt, FireAt: fireAt}
+	if m.node != nil {
+		e.Node = m.node.name
+		if m.taint >= 0 {
+			e.Taint = m.node.taints[m.taint]
+		}
 	}
 	if c.policy != nil {
 		v := c.policy(ctx, e)
@@ -496,8 +516,11 @@ func (c *Controller) Scheduled(pod types.NamespacedName) (Scheduled, bool) {
 func (c *Controller) NoExecuteTaints(node string) ([]v1.Taint, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t, ok := c.tainted[node]
-	return t, ok
+	tn, ok := c.tainted[node]
+	if !ok {
+		return nil, false
+	}
+	return tn.taints, true
 }
 
 // Len returns the number of evictions scheduled or running.

@@ -21,17 +21,17 @@ func TestApply(t *testing.T) {
 		wantMsg   string
 	}{
 		{
-			name: "31/existing without overwrite", node: node, specs: []string{"a=2:NoSchedule"},
+			name: "existing without overwrite", node: node, specs: []string{"a=2:NoSchedule"},
 			wantErr: ErrAlreadyExists, wantMsg: "taints: node n already has a taint(s) with same effect(s) and --overwrite is false",
 		},
 		{
-			name: "31/existing with overwrite", node: node, specs: []string{"a=2:NoSchedule"}, overwrite: true,
+			name: "existing with overwrite", node: node, specs: []string{"a=2:NoSchedule"}, overwrite: true,
 			want: []v1.Taint{{Key: "a", Value: "2", Effect: noSched}, {Key: "b", Effect: noExec}}, wantOp: Modified,
 		},
-		{name: "31/remove all effects of a key", node: node, specs: []string{"b-"}, want: []v1.Taint{{Key: "a", Value: "1", Effect: noSched}}, wantOp: Untainted},
-		{name: "31/remove missing", node: node, specs: []string{"c-"}, wantErr: ErrNotFound, wantMsg: `taints: taint "c" not found`},
+		{name: "remove all effects of a key", node: node, specs: []string{"b-"}, want: []v1.Taint{{Key: "a", Value: "1", Effect: noSched}}, wantOp: Untainted},
+		{name: "remove missing", node: node, specs: []string{"c-"}, wantErr: ErrNotFound, wantMsg: `taints: taint "c" not found`},
 		{
-			name: "31/add and remove the same key", node: node, specs: []string{"x:NoSchedule", "x-"},
+			name: "add and remove the same key", node: node, specs: []string{"x:NoSchedule", "x-"},
 			wantErr: ErrConflict, wantMsg: "taints: can not both modify and remove the following taint(s) in the same command: x=",
 		},
 		{

@@ -58,7 +58,7 @@ func TestForCondition(t *testing.T) {
 }
 
 func TestConditionTaints(t *testing.T) {
-	// Spec case 38 (NoSchedule part): Ready=False + MemoryPressure=True + unschedulable.
+	// The NoSchedule taints of a node with Ready=False + MemoryPressure=True + unschedulable.
 	node := &v1.Node{
 		Spec: v1.NodeSpec{Unschedulable: true},
 		Status: v1.NodeStatus{Conditions: []v1.NodeCondition{
@@ -89,7 +89,7 @@ func TestIsConditionTaint(t *testing.T) {
 func TestNoExecuteTemplates(t *testing.T) {
 	assert.Equal(t, v1.Taint{Key: KeyNotReady, Effect: noExec}, NotReadyNoExecute())
 	assert.Equal(t, v1.Taint{Key: KeyUnreachable, Effect: noExec}, UnreachableNoExecute())
-	// Spec case 38 (NoExecute part): Ready=Unknown with not-ready:NoExecute present swaps
+	// The NoExecute side: Ready=Unknown with not-ready:NoExecute present swaps
 	// to unreachable at once; as list operations that is add one, remove the other.
 	node := []v1.Taint{{Key: "other", Effect: noSched}, NotReadyNoExecute()}
 	unreachable, notReady := UnreachableNoExecute(), NotReadyNoExecute()

@@ -18,17 +18,17 @@ const (
 )
 
 func TestFormat(t *testing.T) {
-	// Spec case 25.
+	// Format writes kubectl's forms: key, key=value:, key:Effect and key=value:Effect.
 	tests := []struct {
 		name  string
 		taint v1.Taint
 		want  string
 	}{
-		{"25/key only", v1.Taint{Key: "k"}, "k"},
-		{"25/value without effect", v1.Taint{Key: "k", Value: "v"}, "k=v:"},
-		{"25/key and effect", v1.Taint{Key: "k", Effect: noSched}, "k:NoSchedule"},
-		{"25/all three", v1.Taint{Key: "k", Value: "v", Effect: noExec}, "k=v:NoExecute"},
-		{"25/empty", v1.Taint{}, ""},
+		{"key only", v1.Taint{Key: "k"}, "k"},
+		{"value without effect", v1.Taint{Key: "k", Value: "v"}, "k=v:"},
+		{"key and effect", v1.Taint{Key: "k", Effect: noSched}, "k:NoSchedule"},
+		{"all three", v1.Taint{Key: "k", Value: "v", Effect: noExec}, "k=v:NoExecute"},
+		{"empty", v1.Taint{}, ""},
 		{"value only", v1.Taint{Value: "v"}, "=v:"},
 		{"time added is not printed", v1.Taint{Key: "k", Effect: noExec, TimeAdded: ptrTime(1)}, "k:NoExecute"},
 	}
@@ -54,12 +54,12 @@ var parseCases = []struct {
 	wantErr error
 	wantMsg string // exact message, when the case pins it
 }{
-	{name: "26/empty value", spec: "foo=:NoSchedule", want: v1.Taint{Key: "foo", Effect: noSched}},
-	{name: "26/prefixed key", spec: "example.com/foo=bar:NoExecute", want: v1.Taint{Key: "example.com/foo", Value: "bar", Effect: noExec}},
-	{name: "26/uppercase prefix", spec: "Example.com/foo=bar:NoExecute", wantErr: ErrInvalidKey},
-	{name: "27/empty effect", spec: "foo=bar:", wantErr: ErrInvalidEffect, wantMsg: "taints: invalid taint effect: , unsupported taint effect"},
-	{name: "27/effect with trailing space", spec: "foo:NoSchedule ", wantErr: ErrInvalidEffect},
-	{name: "27/effect checked before key", spec: "bad key!:Bogus", wantErr: ErrInvalidEffect, wantMsg: "taints: invalid taint effect: Bogus, unsupported taint effect"},
+	{name: "empty value", spec: "foo=:NoSchedule", want: v1.Taint{Key: "foo", Effect: noSched}},
+	{name: "prefixed key", spec: "example.com/foo=bar:NoExecute", want: v1.Taint{Key: "example.com/foo", Value: "bar", Effect: noExec}},
+	{name: "uppercase prefix", spec: "Example.com/foo=bar:NoExecute", wantErr: ErrInvalidKey},
+	{name: "empty effect", spec: "foo=bar:", wantErr: ErrInvalidEffect, wantMsg: "taints: invalid taint effect: , unsupported taint effect"},
+	{name: "effect with trailing space", spec: "foo:NoSchedule ", wantErr: ErrInvalidEffect},
+	{name: "effect checked before key", spec: "bad key!:Bogus", wantErr: ErrInvalidEffect, wantMsg: "taints: invalid taint effect: Bogus, unsupported taint effect"},
 	{name: "key only", spec: "dedicated", want: v1.Taint{Key: "dedicated"}},
 	{name: "key and effect", spec: "k:PreferNoSchedule", want: v1.Taint{Key: "k", Effect: prefer}},
 	{name: "lowercase effect", spec: "k:noschedule", wantErr: ErrInvalidEffect},
@@ -117,35 +117,35 @@ var parseSpecsCases = []struct {
 	wantErr    error
 	wantMsg    string
 }{
-	{name: "28/empty string", specs: []string{""}, wantErr: ErrInvalidKey},
-	{name: "28/key only cannot be added", specs: []string{"foo"}, wantErr: ErrInvalidSpec, wantMsg: "taints: invalid taint spec: foo"},
-	{name: "28/key=value without effect", specs: []string{"foo=abc"}, wantErr: ErrInvalidKey},
-	{name: "28/two equals", specs: []string{"foo=abc=xyz:NoSchedule"}, wantErr: ErrInvalidSpec},
-	{name: "28/two colons", specs: []string{"foo=abc:xyz:NoSchedule"}, wantErr: ErrInvalidSpec},
-	{name: "28/bad effect", specs: []string{"foo=abc:invalid_effect"}, wantErr: ErrInvalidEffect},
-	{name: "28/bad effect in removal", specs: []string{"foo:invalid_effect-"}, wantErr: ErrInvalidEffect},
-	{name: "28/64-char key", specs: []string{longName}, wantErr: ErrInvalidKey},
-	{name: "28/64-char key with effect", specs: []string{longName + ":NoSchedule"}, wantErr: ErrInvalidKey},
-	{name: "28/value starts with dash", specs: []string{"foo=-starts-with-dash:NoSchedule"}, wantErr: ErrInvalidValue},
-	{name: "28/value ends with dot", specs: []string{"foo=ends.with.dot.:NoSchedule"}, wantErr: ErrInvalidValue},
+	{name: "empty string", specs: []string{""}, wantErr: ErrInvalidKey},
+	{name: "key only cannot be added", specs: []string{"foo"}, wantErr: ErrInvalidSpec, wantMsg: "taints: invalid taint spec: foo"},
+	{name: "key=value without effect", specs: []string{"foo=abc"}, wantErr: ErrInvalidKey},
+	{name: "two equals", specs: []string{"foo=abc=xyz:NoSchedule"}, wantErr: ErrInvalidSpec},
+	{name: "two colons", specs: []string{"foo=abc:xyz:NoSchedule"}, wantErr: ErrInvalidSpec},
+	{name: "bad effect", specs: []string{"foo=abc:invalid_effect"}, wantErr: ErrInvalidEffect},
+	{name: "bad effect in removal", specs: []string{"foo:invalid_effect-"}, wantErr: ErrInvalidEffect},
+	{name: "64-char key", specs: []string{longName}, wantErr: ErrInvalidKey},
+	{name: "64-char key with effect", specs: []string{longName + ":NoSchedule"}, wantErr: ErrInvalidKey},
+	{name: "value starts with dash", specs: []string{"foo=-starts-with-dash:NoSchedule"}, wantErr: ErrInvalidValue},
+	{name: "value ends with dot", specs: []string{"foo=ends.with.dot.:NoSchedule"}, wantErr: ErrInvalidValue},
 	{
-		name: "29/duplicate key and effect", specs: []string{"foo=abc:NoSchedule", "foo=xyz:NoSchedule"},
+		name: "duplicate key and effect", specs: []string{"foo=abc:NoSchedule", "foo=xyz:NoSchedule"},
 		wantErr: ErrDuplicate, wantMsg: "taints: duplicated taints with the same key and effect: {foo xyz NoSchedule <nil>}",
 	},
 	{
-		name: "29/same key, two effects", specs: []string{"foo=abc:NoSchedule", "foo=abc:NoExecute"},
+		name: "same key, two effects", specs: []string{"foo=abc:NoSchedule", "foo=abc:NoExecute"},
 		wantAdd: []v1.Taint{{Key: "foo", Value: "abc", Effect: noSched}, {Key: "foo", Value: "abc", Effect: noExec}},
 	},
 	{
-		name:  "30/removals keep key and effect only",
+		name:  "removals keep key and effect only",
 		specs: []string{"foo:NoSchedule-", "qux=:NoSchedule-", "dedicated-", "k=v:NoExecute-"},
 		wantRemove: []v1.Taint{
 			{Key: "foo", Effect: noSched}, {Key: "qux", Effect: noSched}, {Key: "dedicated"}, {Key: "k", Effect: noExec},
 		},
 	},
-	{name: "30/key=value- is a bad key", specs: []string{"foo=bar-"}, wantErr: ErrInvalidKey},
-	{name: "30/empty effect in removal", specs: []string{"foo:-"}, wantErr: ErrInvalidEffect},
-	{name: "30/bare dash", specs: []string{"-"}, wantErr: ErrInvalidKey},
+	{name: "key=value- is a bad key", specs: []string{"foo=bar-"}, wantErr: ErrInvalidKey},
+	{name: "empty effect in removal", specs: []string{"foo:-"}, wantErr: ErrInvalidEffect},
+	{name: "bare dash", specs: []string{"-"}, wantErr: ErrInvalidKey},
 	{name: "removal value still validated", specs: []string{"k=-v:NoExecute-"}, wantErr: ErrInvalidValue},
 	{name: "only one dash stripped", specs: []string{"foo--"}, wantErr: ErrInvalidKey}, // key "foo-" ends in a dash
 	{

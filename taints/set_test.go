@@ -27,13 +27,13 @@ func TestDiff(t *testing.T) {
 		wantAdd, wantRemov []v1.Taint
 	}{
 		{
-			name:      "34/value change is invisible",
+			name:      "value change is invisible",
 			newT:      []v1.Taint{{Key: "foo_1", Value: "bar_1", Effect: noExec}, {Key: "foo_2", Value: "different", Effect: noSched}},
 			oldT:      []v1.Taint{{Key: "foo_3", Value: "bar_3", Effect: noExec}, {Key: "foo_2", Value: "bar_2", Effect: noSched}},
 			wantAdd:   []v1.Taint{{Key: "foo_1", Value: "bar_1", Effect: noExec}},
 			wantRemov: []v1.Taint{{Key: "foo_3", Value: "bar_3", Effect: noExec}},
 		},
-		{name: "34/both nil", newT: nil, oldT: nil},
+		{name: "both nil", newT: nil, oldT: nil},
 		{name: "equal sets", newT: []v1.Taint{{Key: "a", Effect: noSched}}, oldT: []v1.Taint{{Key: "a", Effect: noSched, TimeAdded: ptrTime(0)}}},
 		{
 			name:    "order kept",
@@ -75,17 +75,17 @@ func TestAddOrUpdate(t *testing.T) {
 		want        []v1.Taint
 		wantUpdated bool
 	}{
-		{name: "35/empty node", list: nil, add: base, want: []v1.Taint{base}, wantUpdated: true},
-		{name: "35/same taint again", list: []v1.Taint{base}, add: base, want: []v1.Taint{base}},
+		{name: "empty node", list: nil, add: base, want: []v1.Taint{base}, wantUpdated: true},
+		{name: "same taint again", list: []v1.Taint{base}, add: base, want: []v1.Taint{base}},
 		{
-			name:        "35/new value replaces in place",
+			name:        "new value replaces in place",
 			list:        []v1.Taint{{Key: "x", Effect: noExec}, base, {Key: "y", Effect: noExec}},
 			add:         v1.Taint{Key: "foo", Value: "bar_1", Effect: noSched},
 			want:        []v1.Taint{{Key: "x", Effect: noExec}, {Key: "foo", Value: "bar_1", Effect: noSched}, {Key: "y", Effect: noExec}},
 			wantUpdated: true,
 		},
 		{
-			name: "35/new TimeAdded is an update",
+			name: "new TimeAdded is an update",
 			list: []v1.Taint{base},
 			add:  v1.Taint{Key: "foo", Value: "bar", Effect: noSched, TimeAdded: &later},
 			want: []v1.Taint{{Key: "foo", Value: "bar", Effect: noSched, TimeAdded: &later}}, wantUpdated: true,
@@ -126,9 +126,9 @@ func TestRemove(t *testing.T) {
 		want        []v1.Taint
 		wantRemoved bool
 	}{
-		{name: "36/other key", list: node, remove: v1.Taint{Key: "foo_1", Effect: noSched}, want: node},
-		{name: "36/match", list: node, remove: v1.Taint{Key: "foo", Effect: noSched}, want: []v1.Taint{}, wantRemoved: true},
-		{name: "36/no effect matches only an empty effect", list: node, remove: v1.Taint{Key: "foo"}, want: node},
+		{name: "other key", list: node, remove: v1.Taint{Key: "foo_1", Effect: noSched}, want: node},
+		{name: "match", list: node, remove: v1.Taint{Key: "foo", Effect: noSched}, want: []v1.Taint{}, wantRemoved: true},
+		{name: "no effect matches only an empty effect", list: node, remove: v1.Taint{Key: "foo"}, want: node},
 		{name: "nil list", list: nil, remove: v1.Taint{Key: "foo"}, want: nil},
 		{
 			name:   "drops every duplicate, keeps order",

@@ -29,17 +29,17 @@ func TestValidateList(t *testing.T) {
 		want []fieldErr
 	}{
 		{
-			name: "32/duplicate key and effect, value irrelevant",
+			name: "duplicate key and effect, value irrelevant",
 			list: []v1.Taint{{Key: "a", Value: "1", Effect: noSched}, {Key: "a", Value: "2", Effect: noSched}, {Key: "a", Value: "3", Effect: noExec}},
 			want: []fieldErr{{field.ErrorTypeDuplicate, "metadata.taints[1]"}},
 		},
-		{name: "32/missing effect", list: []v1.Taint{{Key: "b"}}, want: []fieldErr{{field.ErrorTypeRequired, "metadata.taints[0].effect"}}},
+		{name: "missing effect", list: []v1.Taint{{Key: "b"}}, want: []fieldErr{{field.ErrorTypeRequired, "metadata.taints[0].effect"}}},
 		{
-			name: "32/empty key gives two key errors",
+			name: "empty key gives two key errors",
 			list: []v1.Taint{{Key: "", Effect: noSched}},
 			want: []fieldErr{{field.ErrorTypeInvalid, "metadata.taints[0].key"}, {field.ErrorTypeInvalid, "metadata.taints[0].key"}},
 		},
-		{name: "32/bad value", list: []v1.Taint{{Key: "k", Value: "bad value", Effect: noSched}}, want: []fieldErr{{field.ErrorTypeInvalid, "metadata.taints[0].value"}}},
+		{name: "bad value", list: []v1.Taint{{Key: "k", Value: "bad value", Effect: noSched}}, want: []fieldErr{{field.ErrorTypeInvalid, "metadata.taints[0].value"}}},
 		{name: "unknown effect", list: []v1.Taint{{Key: "k", Effect: "NoScheduleNoAdmit"}}, want: []fieldErr{{field.ErrorTypeNotSupported, "metadata.taints[0].effect"}}},
 		{
 			name: "errors accumulate in order",

@@ -19,15 +19,15 @@ func TestWithDefaultSeconds(t *testing.T) {
 		want        []v1.Toleration
 		wantChanged bool
 	}{
-		{"37/no tolerations", nil, DefaultSecondsOptions{}, []v1.Toleration{notReady300, unreachable300}, true},
+		{"no tolerations", nil, DefaultSecondsOptions{}, []v1.Toleration{notReady300, unreachable300}, true},
 		{
-			"37/unreachable without effect covers unreachable",
+			"unreachable without effect covers unreachable",
 			[]v1.Toleration{tol(taints.KeyUnreachable, exists, "", "", 700)}, DefaultSecondsOptions{},
 			[]v1.Toleration{tol(taints.KeyUnreachable, exists, "", "", 700), notReady300}, true,
 		},
-		{"37/empty key covers both", []v1.Toleration{tol("", exists, "", "", 700)}, DefaultSecondsOptions{}, []v1.Toleration{tol("", exists, "", "", 700)}, false},
+		{"empty key covers both", []v1.Toleration{tol("", exists, "", "", 700)}, DefaultSecondsOptions{}, []v1.Toleration{tol("", exists, "", "", 700)}, false},
 		{
-			"37/not-ready Equal x covers not-ready (pitfall)",
+			"not-ready Equal x covers not-ready (pitfall)",
 			[]v1.Toleration{tol(taints.KeyNotReady, equal, "x", noExec)}, DefaultSecondsOptions{},
 			[]v1.Toleration{tol(taints.KeyNotReady, equal, "x", noExec), unreachable300}, true,
 		},

@@ -18,38 +18,38 @@ var toleratesCases = []struct {
 	gate  bool
 	want  bool
 }{
-	{"01/exists, same key and effect", tol("foo", exists, "", noSched), taint("foo", "", noSched), false, true},
-	{"02/exists ignores the taint value", tol("foo", exists, "", noSched), taint("foo", "bar", noSched), false, true},
-	{"03/empty key exists matches any key", tol("", exists, "", noSched), taint("foo", "bar", noSched), false, true},
-	{"03/empty key exists, other effect", tol("", exists, "", noSched), taint("foo", "bar", noExec), false, false},
-	{"04/equal, same value", tol("foo", equal, "bar", noSched), taint("foo", "bar", noSched), false, true},
-	{"04/equal, other value", tol("foo", equal, "bar", noSched), taint("foo", "baz", noSched), false, false},
-	{"05/equal, other effect", tol("foo", equal, "bar", noSched), taint("foo", "bar", noExec), false, false},
-	{"06/empty operator and effect", tol("foo", "", "bar", ""), taint("foo", "bar", prefer), false, true},
-	{"07/lowercase exists is unknown", tol("foo", "exists", "", ""), taint("foo", "", noSched), false, false},
-	{"08/empty key equal empty value, valueless taint", tol("", equal, "", ""), taint("k", "", noSched), false, true},
-	{"08/empty key equal empty value, taint with value", tol("", equal, "", ""), taint("k", "v", noSched), false, false},
-	{"09/gt, gate on", tol("k", gt, "5", ""), taint("k", "6", noSched), true, true},
-	{"09/gt, gate off", tol("k", gt, "5", ""), taint("k", "6", noSched), false, false},
-	{"09/lt, gate off", tol("k", lt, "7", ""), taint("k", "6", noSched), false, false},
-	{"10/gt equal values", tol("sla", gt, "950", ""), taint("sla", "950", noSched), true, false},
-	{"10/gt 750 vs 950", tol("sla", gt, "750", ""), taint("sla", "950", noSched), true, true},
-	{"10/lt 950 vs 800", tol("sla", lt, "950", ""), taint("sla", "800", noSched), true, true},
-	{"10/lt 800 vs 950", tol("sla", lt, "800", ""), taint("sla", "950", noSched), true, false},
-	{"10/lt equal values", tol("sla", lt, "950", ""), taint("sla", "950", noSched), true, false},
-	{"11/leading zero", tol("k", gt, "5", ""), taint("k", "06", noSched), true, false},
-	{"11/plus sign", tol("k", gt, "5", ""), taint("k", "+6", noSched), true, false},
-	{"11/leading space", tol("k", gt, "5", ""), taint("k", " 6", noSched), true, false},
-	{"11/negative zero", tol("k", lt, "5", ""), taint("k", "-0", noSched), true, false},
-	{"11/letters", tol("k", gt, "5", ""), taint("k", "abc", noSched), true, false},
-	{"11/empty", tol("k", lt, "5", ""), taint("k", "", noSched), true, false},
-	{"12/max int64", tol("k", gt, "0", ""), taint("k", "9223372036854775807", noSched), true, true},
-	{"12/max int64 + 1", tol("k", gt, "5", ""), taint("k", "9223372036854775808", noSched), true, false},
-	{"12/min int64", tol("k", lt, "0", ""), taint("k", "-9223372036854775808", noSched), true, true},
-	{"12/min int64 - 1", tol("k", lt, "0", ""), taint("k", "-9223372036854775809", noSched), true, false},
-	{"13/negative bound", tol("k", gt, "-100", ""), taint("k", "-50", noSched), true, true},
-	{"13/negative taint below bound", tol("k", gt, "-50", ""), taint("k", "-100", noSched), true, false},
-	{"13/toleration not canonical", tol("k", gt, "0100", ""), taint("k", "200", noSched), true, false},
+	{"exists, same key and effect", tol("foo", exists, "", noSched), taint("foo", "", noSched), false, true},
+	{"exists ignores the taint value", tol("foo", exists, "", noSched), taint("foo", "bar", noSched), false, true},
+	{"empty key exists matches any key", tol("", exists, "", noSched), taint("foo", "bar", noSched), false, true},
+	{"empty key exists, other effect", tol("", exists, "", noSched), taint("foo", "bar", noExec), false, false},
+	{"equal, same value", tol("foo", equal, "bar", noSched), taint("foo", "bar", noSched), false, true},
+	{"equal, other value", tol("foo", equal, "bar", noSched), taint("foo", "baz", noSched), false, false},
+	{"equal, other effect", tol("foo", equal, "bar", noSched), taint("foo", "bar", noExec), false, false},
+	{"empty operator and effect", tol("foo", "", "bar", ""), taint("foo", "bar", prefer), false, true},
+	{"lowercase exists is unknown", tol("foo", "exists", "", ""), taint("foo", "", noSched), false, false},
+	{"empty key equal empty value, valueless taint", tol("", equal, "", ""), taint("k", "", noSched), false, true},
+	{"empty key equal empty value, taint with value", tol("", equal, "", ""), taint("k", "v", noSched), false, false},
+	{"gt, gate on", tol("k", gt, "5", ""), taint("k", "6", noSched), true, true},
+	{"gt, gate off", tol("k", gt, "5", ""), taint("k", "6", noSched), false, false},
+	{"lt, gate off", tol("k", lt, "7", ""), taint("k", "6", noSched), false, false},
+	{"gt equal values", tol("sla", gt, "950", ""), taint("sla", "950", noSched), true, false},
+	{"gt 750 vs 950", tol("sla", gt, "750", ""), taint("sla", "950", noSched), true, true},
+	{"lt 950 vs 800", tol("sla", lt, "950", ""), taint("sla", "800", noSched), true, true},
+	{"lt 800 vs 950", tol("sla", lt, "800", ""), taint("sla", "950", noSched), true, false},
+	{"lt equal values", tol("sla", lt, "950", ""), taint("sla", "950", noSched), true, false},
+	{"leading zero", tol("k", gt, "5", ""), taint("k", "06", noSched), true, false},
+	{"plus sign", tol("k", gt, "5", ""), taint("k", "+6", noSched), true, false},
+	{"leading space", tol("k", gt, "5", ""), taint("k", " 6", noSched), true, false},
+	{"negative zero", tol("k", lt, "5", ""), taint("k", "-0", noSched), true, false},
+	{"letters", tol("k", gt, "5", ""), taint("k", "abc", noSched), true, false},
+	{"empty", tol("k", lt, "5", ""), taint("k", "", noSched), true, false},
+	{"max int64", tol("k", gt, "0", ""), taint("k", "9223372036854775807", noSched), true, true},
+	{"max int64 + 1", tol("k", gt, "5", ""), taint("k", "9223372036854775808", noSched), true, false},
+	{"min int64", tol("k", lt, "0", ""), taint("k", "-9223372036854775808", noSched), true, true},
+	{"min int64 - 1", tol("k", lt, "0", ""), taint("k", "-9223372036854775809", noSched), true, false},
+	{"negative bound", tol("k", gt, "-100", ""), taint("k", "-50", noSched), true, true},
+	{"negative taint below bound", tol("k", gt, "-50", ""), taint("k", "-100", noSched), true, false},
+	{"toleration not canonical", tol("k", gt, "0100", ""), taint("k", "200", noSched), true, false},
 	{"lt/gt still check the key", tol("k", gt, "1", ""), taint("other", "2", noSched), true, false},
 	{"lt/gt still check the effect", tol("k", gt, "1", noExec), taint("k", "2", noSched), true, false},
 	{"lt/gt with empty key", tol("", gt, "1", ""), taint("any", "2", noSched), true, true},
@@ -90,7 +90,7 @@ func TestAnyTolerates(t *testing.T) {
 	assert.False(t, AnyTolerates(nil, &tn, Options{}), "empty list")
 	assert.False(t, AnyTolerates([]v1.Toleration{tol("k", equal, "w", "")}, &tn, Options{}))
 	assert.True(t, AnyTolerates([]v1.Toleration{tol("k", equal, "w", ""), tol("k", exists, "", noExec)}, &tn, Options{}))
-	// Spec §2.2: switching the gate off makes a Lt/Gt-only pod untolerated.
+	// With the comparison-operators gate off (the default), makes a Lt/Gt-only pod untolerated.
 	byNumber := []v1.Toleration{tol("k", gt, "5", "")}
 	num := taint("k", "6", noExec)
 	assert.True(t, AnyTolerates(byNumber, &num, Options{ComparisonOperators: true}))
@@ -98,7 +98,7 @@ func TestAnyTolerates(t *testing.T) {
 }
 
 func TestFindUntolerated(t *testing.T) {
-	// Spec case 14.
+	// Only the taints the filter includes count; the first untolerated one is returned.
 	taints := []v1.Taint{taint("a", "", noSched), taint("b", "", prefer), taint("c", "", noExec)}
 	tols := []v1.Toleration{tol("a", exists, "", "")}
 	tests := []struct {
@@ -109,8 +109,8 @@ func TestFindUntolerated(t *testing.T) {
 		wantTaint v1.Taint
 		wantFound bool
 	}{
-		{"14/scheduler filter", NoScheduleOrNoExecute, taints, tols, taint("c", "", noExec), true},
-		{"14/no filter", nil, taints, tols, taint("b", "", prefer), true},
+		{"scheduler filter", NoScheduleOrNoExecute, taints, tols, taint("c", "", noExec), true},
+		{"no filter", nil, taints, tols, taint("b", "", prefer), true},
 		{"all tolerated", nil, taints, []v1.Toleration{tol("", exists, "", "")}, v1.Taint{}, false},
 		{"filter excludes the untolerated", func(t *v1.Taint) bool { return t.Effect == noSched }, taints, tols, v1.Taint{}, false},
 		{"no taints", nil, nil, nil, v1.Taint{}, false},
@@ -136,11 +136,11 @@ func TestMatching(t *testing.T) {
 		wantUsed []v1.Toleration
 		wantAll  bool
 	}{
-		{"15/no taints", nil, []v1.Toleration{forever}, []v1.Toleration{}, true},
-		{"15/no taints, no tolerations", nil, nil, []v1.Toleration{}, true},
-		{"15/taints, no tolerations", []v1.Taint{taint("k", "", noExec)}, nil, []v1.Toleration{}, false},
-		{"16/first toleration wins (forever)", []v1.Taint{taint("k", "", noExec)}, []v1.Toleration{forever, sixty}, []v1.Toleration{forever}, true},
-		{"16/reversed (60 s)", []v1.Taint{taint("k", "", noExec)}, []v1.Toleration{sixty, forever}, []v1.Toleration{sixty}, true},
+		{"no taints", nil, []v1.Toleration{forever}, []v1.Toleration{}, true},
+		{"no taints, no tolerations", nil, nil, []v1.Toleration{}, true},
+		{"taints, no tolerations", []v1.Taint{taint("k", "", noExec)}, nil, []v1.Toleration{}, false},
+		{"first toleration wins (forever)", []v1.Taint{taint("k", "", noExec)}, []v1.Toleration{forever, sixty}, []v1.Toleration{forever}, true},
+		{"reversed (60 s)", []v1.Taint{taint("k", "", noExec)}, []v1.Toleration{sixty, forever}, []v1.Toleration{sixty}, true},
 		{
 			"one per taint, in taint order, repeats allowed",
 			[]v1.Taint{taint("x", "", noExec), taint("k", "", noExec), taint("y", "", noSched)},

@@ -26,21 +26,21 @@ func TestMinTolerationTime(t *testing.T) {
 		want        time.Duration
 		wantForever bool
 	}{
-		{"17/empty", nil, 0, false},
-		{"17/one nil", withSeconds(nil), 0, true},
-		{"17/min of two", withSeconds(secs(1), secs(2)), time.Second, false},
-		{"17/nil ignored after", withSeconds(secs(1), nil), time.Second, false},
-		{"17/nil ignored before", withSeconds(nil, secs(1)), time.Second, false},
-		{"17/zero anywhere", withSeconds(nil, secs(0), secs(5)), 0, false},
-		{"17/negative", withSeconds(secs(-5), secs(300)), 0, false},
+		{"empty", nil, 0, false},
+		{"one nil", withSeconds(nil), 0, true},
+		{"min of two", withSeconds(secs(1), secs(2)), time.Second, false},
+		{"nil ignored after", withSeconds(secs(1), nil), time.Second, false},
+		{"nil ignored before", withSeconds(nil, secs(1)), time.Second, false},
+		{"zero anywhere", withSeconds(nil, secs(0), secs(5)), 0, false},
+		{"negative", withSeconds(secs(-5), secs(300)), 0, false},
 		{"all nil", withSeconds(nil, nil, nil), 0, true},
-		{"18/largest exact", withSeconds(secs(9223372036)), 2562047*time.Hour + 47*time.Minute + 16*time.Second, false},
+		{"largest exact", withSeconds(secs(9223372036)), 2562047*time.Hour + 47*time.Minute + 16*time.Second, false},
 		// Upstream wraps to a negative duration, which it reads as forever too.
-		{"18/one past the range", withSeconds(secs(9223372037)), 0, true},
+		{"one past the range", withSeconds(secs(9223372037)), 0, true},
 		// Deliberate difference: upstream wraps 18446744074 s to +290.448384 ms and evicts
 		// almost at once; the library tolerates forever.
-		{"18/585 years", withSeconds(secs(18446744074)), 0, true},
-		{"18/max int64", withSeconds(secs(math.MaxInt64)), 0, true},
+		{"585 years", withSeconds(secs(18446744074)), 0, true},
+		{"max int64", withSeconds(secs(math.MaxInt64)), 0, true},
 		{"huge and small: the small one wins", withSeconds(secs(18446744074), secs(5)), 5 * time.Second, false},
 		{"huge and nil", withSeconds(secs(math.MaxInt64), nil), 0, true},
 		{"huge does not hide a zero", withSeconds(secs(math.MaxInt64), secs(0)), 0, false},
@@ -74,17 +74,17 @@ func TestNoExecuteDecision(t *testing.T) {
 		tols   []v1.Toleration
 		want   Decision
 	}{
-		{"19/no tolerations", []v1.Taint{t1}, nil, Decision{Kind: EvictNow}},
-		{"20/tolerated 100 s", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 100)}, Decision{Kind: EvictAfter, Delay: 100 * time.Second}},
-		{"20/tolerated forever", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: Never}},
-		{"20/toleration for another taint", []v1.Taint{t1}, []v1.Toleration{tol("t2", exists, "", noExec)}, Decision{Kind: EvictNow}},
-		{"21/one of two tolerated", []v1.Taint{t1, t2}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: EvictNow}},
+		{"no tolerations", []v1.Taint{t1}, nil, Decision{Kind: EvictNow}},
+		{"tolerated 100 s", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 100)}, Decision{Kind: EvictAfter, Delay: 100 * time.Second}},
+		{"tolerated forever", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: Never}},
+		{"toleration for another taint", []v1.Taint{t1}, []v1.Toleration{tol("t2", exists, "", noExec)}, Decision{Kind: EvictNow}},
+		{"one of two tolerated", []v1.Taint{t1, t2}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: EvictNow}},
 		{
-			"21/minimum of the two", []v1.Taint{t1, t2},
+			"minimum of the two", []v1.Taint{t1, t2},
 			[]v1.Toleration{tol("t1", exists, "", noExec, 1), tol("t2", exists, "", noExec, 100)},
 			Decision{Kind: EvictAfter, Delay: time.Second},
 		},
-		{"22/only NoSchedule and PreferNoSchedule", []v1.Taint{taint("x", "", noSched), taint("y", "", prefer)}, nil, Decision{Kind: Never}},
+		{"only NoSchedule and PreferNoSchedule", []v1.Taint{taint("x", "", noSched), taint("y", "", prefer)}, nil, Decision{Kind: Never}},
 		// Deliberate difference: upstream's processPodOnNode would cancel and evict at once
 		// if it were ever called with no taints (its callers never do).
 		{"empty taint list", nil, nil, Decision{Kind: Never}},
@@ -94,11 +94,11 @@ func TestNoExecuteDecision(t *testing.T) {
 			[]v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictNow},
 		},
 		{
-			"16/order decides: forever first", []v1.Taint{taint("k", "", noExec)},
+			"order decides: forever first", []v1.Taint{taint("k", "", noExec)},
 			[]v1.Toleration{tol("k", exists, "", noExec), tol("k", exists, "", noExec, 60)}, Decision{Kind: Never},
 		},
 		{
-			"16/order decides: 60 s first", []v1.Taint{taint("k", "", noExec)},
+			"order decides: 60 s first", []v1.Taint{taint("k", "", noExec)},
 			[]v1.Toleration{tol("k", exists, "", noExec, 60), tol("k", exists, "", noExec)}, Decision{Kind: EvictAfter, Delay: time.Minute},
 		},
 		{

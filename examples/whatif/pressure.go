@@ -224,7 +224,7 @@ func pressure(s *snapshot, source, nodeName string, in pressureInput, stdin io.R
 		_, fromFile := given[podKey(p)]
 		row := pressureRow{
 			pod: p, qos: ranking.QOSClass(p, ranking.Options{}), priority: ranking.Priority(p),
-			request: ranking.Request(p, r.requestResource()), usage: usageFigure(u, r.resource),
+			request: ranking.Request(p, r.requestResource(), ranking.Options{}), usage: usageFigure(u, r.resource),
 			fromRequests: !fromFile, evictable: ranking.Evictable(p),
 		}
 		for i := range p.Spec.Containers {
@@ -493,8 +493,8 @@ func readUsage(file string, stdin io.Reader, stdinTaken bool, pods []*corev1.Pod
 
 // requestUsage takes a pod's requests as its usage.
 func requestUsage(p *corev1.Pod) ranking.Usage {
-	mem := ranking.Request(p, corev1.ResourceMemory)
-	disk := ranking.Request(p, corev1.ResourceEphemeralStorage)
+	mem := ranking.Request(p, corev1.ResourceMemory, ranking.Options{})
+	disk := ranking.Request(p, corev1.ResourceEphemeralStorage, ranking.Options{})
 	c := ranking.ContainerUsage{MemoryWorkingSet: uint64(mem.Value()), Rootfs: ranking.FSUsage{UsedBytes: uint64(disk.Value())}}
 	if len(p.Spec.Containers) > 0 {
 		c.Name = p.Spec.Containers[0].Name

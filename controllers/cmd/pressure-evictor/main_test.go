@@ -1,0 +1,49 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFlags(t *testing.T) {
+	o, err := parse([]string{"--node=n1", "--interval=5s", "--dry-run",
+		"--eviction-soft=memory.available<1Gi", "--eviction-soft=nodefs.available<20%",
+		"--eviction-soft-grace-period=memory.available=1m,nodefs.available=2m"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "n1", o.node)
+	assert.Equal(t, 5*time.Second, o.interval)
+	assert.True(t, o.dryRun)
+	assert.Len(t, o.ts, 2, "repeated flags accumulate, as the kubelet's do")
+}
+
+func TestBadFlagsGiveOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--node=n", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--node="}, "--node is empty and NODE_NAME is not set"},
+		{[]string{"--node=n", "--interval=0s"}, "--interval 0s is not positive"},
+		{[]string{"--node=n", "--interval=often"}, `invalid value "often" for flag -interval`},
+		{[]string{"--node=n", "--eviction-soft=memory.available<1Gi"}, "grace period must be specified"},
+		{[]string{"--node=n", "--eviction-hard=memory.available<lots"}, `eviction-hard "memory.available<lots"`},
+		{[]string{"--node=n", "stray"}, `unexpected argument "stray"`},
+	} {
+		_, err := parse(tc.args, io.Discard)
+		require.Error(t, err, tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), "\n")
+	}
+}
+
+func TestHelpPrintsTheFlags(t *testing.T) {
+	var b strings.Builder
+	_, err := parse([]string{"-h"}, &b)
+	require.Error(t, err)
+	assert.Contains(t, b.String(), "-eviction-soft-grace-period")
+}

@@ -1,0 +1,160 @@
+package framework
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Version is the Kubernetes release the control plane is built from; the
+// tools module pins it and the build stamps it into the binaries.
+const Version = "v1.37.2"
+
+// ldflags stamp the version that the servers report (v0.0.0 otherwise).
+const ldflags = "-X k8s.io/component-base/version.gitVersion=" + Version +
+	" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37"
+
+// Binaries are the paths of the control-plane programs.
+type Binaries struct {
+	Etcd              string
+	APIServer         string
+	ControllerManager string
+}
+
+// tools maps each binary's file name to the package the tools module builds
+// it from.
+var tools = []struct{ name, pkg string }{
+	{"etcd", "go.etcd.io/etcd/server/v3"},
+	{"kube-apiserver", "k8s.io/kubernetes/cmd/kube-apiserver"},
+	{"kube-controller-manager", "k8s.io/kubernetes/cmd/kube-controller-manager"},
+}
+
+// EnvBinDir names a folder that already holds etcd, kube-apiserver and
+// kube-controller-manager; when set, nothing is built.
+const EnvBinDir = "EVICTKIT_E2E_BIN_DIR"
+
+var (
+	buildOnce sync.Once
+	built     Binaries
+	buildErr  error
+)
+
+// Build returns the control-plane binaries, building them on first use from
+// the tools module (controllers/e2e/tools) into a cache folder keyed by the
+// module's go.mod, go.sum, the Go version and the build flags. A file lock
+// makes concurrent test processes wait for one build instead of repeating it;
+// a later run with the same inputs reuses the binaries at once.
+func Build() (Binaries, error) {
+	buildOnce.Do(func() { built, buildErr = build() })
+	return built, buildErr
+}
+
+func binaries(dir string) Binaries {
+	return Binaries{
+		Etcd:              filepath.Join(dir, "etcd"),
+		APIServer:         filepath.Join(dir, "kube-apiserver"),
+		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
+	}
+}
+
+func build() (Binaries, error) {
+	if dir := os.Getenv(EnvBinDir); dir != "" {
+		return binaries(dir), nil
+	}
+	toolsDir, err := toolsModule()
+	if err != nil {
+		return Binaries{}, err
+	}
+	goVersion, err := goOutput(toolsDir, "env", "GOVERSION")
+	if err != nil {
+		return Binaries{}, err
+	}
+	h := sha256.New()
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(toolsDir, f))
+		if err != nil {
+			return Binaries{}, fmt.Errorf("framework: tools module: %w", err)
+		}
+		h.Write(b)
+	}
+	fmt.Fprintf(h, "%s\n%s\n", goVersion, ldflags)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "evictkit-e2e", hex.EncodeToString(h.Sum(nil))[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Binaries{}, fmt.Errorf("framework: cache folder: %w", err)
+	}
+	unlock, err := lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return Binaries{}, err
+	}
+	defer unlock()
+	for _, tool := range tools {
+		out := filepath.Join(dir, tool.name)
+		if _, err := os.Stat(out); err == nil {
+			continue
+		}
+		tmp := out + ".tmp"
+		if _, err := goOutput(toolsDir, "build", "-trimpath", "-ldflags", ldflags, "-o", tmp, tool.pkg); err != nil {
+			return Binaries{}, err
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			return Binaries{}, fmt.Errorf("framework: %w", err)
+		}
+	}
+	return binaries(dir), nil
+}
+
+// toolsModule finds controllers/e2e/tools from the go.mod of the module that
+// the test runs in.
+func toolsModule() (string, error) {
+	gomod, err := goOutput("", "env", "GOMOD")
+	if err != nil {
+		return "", err
+	}
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("framework: not inside a Go module; run the e2e tests from the controllers module")
+	}
+	dir := filepath.Join(filepath.Dir(gomod), "e2e", "tools")
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return "", fmt.Errorf("framework: tools module not found at %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+func goOutput(dir string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("framework: go %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// lock takes an exclusive lock on path, waiting for other holders.
+func lock(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("framework: lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("framework: lock %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,203 @@
+// Package command is what both controller programs share: kube-controller-
+// manager's client and leader-election flags, the kubeconfig or in-cluster
+// configuration, the metrics and health endpoint, leader election on a Lease,
+// and a shutdown on SIGTERM or SIGINT that cancels the controller's context.
+package command
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// Options are the flags every controller program takes. The names and
+// defaults are kube-controller-manager's where it has the flag.
+type Options struct {
+	Kubeconfig string
+	Master     string
+	QPS        float64
+	Burst      int
+
+	LeaderElect   bool
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	LeaseName     string
+	LeaseNS       string
+
+	MetricsAddr string
+}
+
+// Register adds the flags to fs; leaseName is the default Lease name.
+func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig file; empty means the in-cluster configuration.")
+	fs.StringVar(&o.Master, "master", "", "The address of the Kubernetes API server (overrides any value in kubeconfig).")
+	fs.Float64Var(&o.QPS, "kube-api-qps", 20, "QPS to use while talking with the API server.")
+	fs.IntVar(&o.Burst, "kube-api-burst", 30, "Burst to use while talking with the API server.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "Take a leader lease before acting, so that one replica acts at a time.")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long non-leaders wait after the last renewal before taking over.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader tries to renew before it stops leading.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "How long clients wait between tries to acquire or renew the lease.")
+	fs.StringVar(&o.LeaseName, "leader-elect-resource-name", leaseName, "The name of the Lease used for leader election.")
+	fs.StringVar(&o.LeaseNS, "leader-elect-resource-namespace", "kube-system", "The namespace of the Lease used for leader election.")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `Address of the /metrics and /healthz endpoint; "0" turns it off.`)
+}
+
+// Main runs a controller program: it builds the client from o, serves
+// metrics from reg, and calls run once this replica leads (at once without
+// leader election). run's context ends on SIGTERM or SIGINT, or when the
+// lease is lost; Main returns after run has returned.
+func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, run func(ctx context.Context, client kubernetes.Interface) error) error {
+	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("%s: client configuration: %w", name, err)
+	}
+	cfg.QPS = float32(o.QPS)
+	cfg.Burst = o.Burst
+	cfg = rest.AddUserAgent(cfg, name)
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("%s: client: %w", name, err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if o.MetricsAddr != "0" && o.MetricsAddr != "" {
+		l, err := net.Listen("tcp", o.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("%s: metrics address: %w", name, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(l) }()
+		defer srv.Close()
+		log.Info("serving metrics", "address", l.Addr().String())
+	}
+
+	if !o.LeaderElect {
+		return run(ctx, client)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return fmt.Errorf("%s: hostname: %w", name, err)
+	}
+	id := host + "_" + string(uuid.NewUUID())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, o.LeaseNS, o.LeaseName,
+		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	if err != nil {
+		return fmt.Errorf("%s: lease lock: %w", name, err)
+	}
+
+	// A replica that loses the lease (the API server was unreachable for
+	// longer than the renew deadline) has stopped acting; it campaigns
+	// again, with fresh informers, instead of exiting as
+	// kube-controller-manager does, so that it needs no supervisor to come
+	// back.
+	for {
+		err := elect(ctx, o, name, id, lock, log, client, run)
+		if !errors.Is(err, errLeaseLost) {
+			return err
+		}
+		log.Info("leader lease lost; campaigning again", "identity", id)
+	}
+}
+
+// errLeaseLost says that a replica stopped leading while it kept running.
+var errLeaseLost = errors.New("leader lease lost")
+
+// elect campaigns for the lease and runs run while it leads. It returns
+// errLeaseLost if the lease was lost before ctx ended.
+func elect(ctx context.Context, o Options, name, id string, lock resourcelock.Interface, log *slog.Logger,
+	client kubernetes.Interface, run func(ctx context.Context, client kubernetes.Interface) error) error {
+	// The election has a context of its own, cancelled only once run has
+	// returned: the lease is released after the controller stopped acting,
+	// so that the next leader never overlaps with it.
+	electCtx, stopElection := context.WithCancel(context.Background())
+	defer stopElection()
+	var (
+		mu      sync.Mutex
+		started bool
+		runErr  error
+		done    = make(chan struct{})
+	)
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   o.LeaseDuration,
+		RenewDeadline:   o.RenewDeadline,
+		RetryPeriod:     o.RetryPeriod,
+		ReleaseOnCancel: true,
+		Name:            name,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(leadCtx context.Context) {
+				mu.Lock()
+				if ctx.Err() != nil {
+					mu.Unlock()
+					close(done)
+					return
+				}
+				started = true
+				mu.Unlock()
+				defer close(done)
+				log.Info("leading", "identity", id)
+				runCtx, cancel := context.WithCancel(leadCtx)
+				defer cancel()
+				defer context.AfterFunc(ctx, cancel)()
+				runErr = run(runCtx, client)
+			},
+			OnStoppedLeading: func() { log.Info("stopped leading", "identity", id) },
+			OnNewLeader: func(identity string) {
+				if identity != id {
+					log.Info("following", "leader", identity)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("%s: leader election: %w", name, err)
+	}
+	go func() {
+		<-ctx.Done()
+		mu.Lock()
+		s := started
+		mu.Unlock()
+		if s {
+			<-done
+		}
+		stopElection()
+	}()
+	le.Run(electCtx)
+	mu.Lock()
+	s := started
+	mu.Unlock()
+	if !s {
+		return nil
+	}
+	<-done
+	if ctx.Err() == nil {
+		return errLeaseLost
+	}
+	return runErr
+}

@@ -1,0 +1,373 @@
+// Package nodelifecyclecontroller runs the library's node lifecycle monitor
+// (package nodelifecycle) against an API server: a drop-in for
+// kube-controller-manager's node-lifecycle-controller.
+//
+//	c, err := nodelifecyclecontroller.New(nodelifecyclecontroller.Config{
+//		Client: client, Nodes: f.Core().V1().Nodes(), Pods: f.Core().V1().Pods(),
+//		Leases: f.Coordination().V1().Leases(),
+//	})
+//	f.Start(ctx.Done())
+//	err = c.Run(ctx)
+//
+// Every --node-monitor-period it makes one monitor pass (nodelifecycle.Monitor
+// Pass: node health from status and Leases, the status writes, pods marked
+// not ready, NoExecute taints, zone states); every 100 ms it drains the zones'
+// rate-limited tainting queues; on every node add or update it keeps the
+// NoSchedule taints in line with the node's conditions; on every pod bound to
+// a node that is not ready it marks the pod not ready. The writes are
+// upstream's: UpdateStatus for nodes and pods, taints read-modify-written
+// with conflict retries.
+//
+// Not done: the legacy (pre-taint) pod deletion mode, and the
+// node_collector_update_node_health_duration_seconds histogram (the pass is
+// one call; node_collector_update_all_nodes_health_duration_seconds is
+// reported).
+package nodelifecyclecontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coordinformers "k8s.io/client-go/informers/coordination/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+
+	"github.com/evictkit/eviction/nodelifecycle"
+)
+
+// ControllerName is the controller's name in kube-controller-manager
+// (--controllers).
+const ControllerName = "node-lifecycle-controller"
+
+// NodeNameIndex is the pod informer index, by spec.nodeName, that the
+// controller adds (unless it is there already) to find a node's pods.
+const NodeNameIndex = "spec.nodeName"
+
+// drainPeriod is upstream's NodeEvictionPeriod: how often the zone queues
+// are drained.
+const drainPeriod = 100 * time.Millisecond
+
+// Config is what New needs. Client, Nodes, Pods and Leases are required.
+type Config struct {
+	// Client writes node and pod status and node taints.
+	Client kubernetes.Interface
+	// Nodes, Pods and Leases are the shared informers the controller reads
+	// (Leases should cover the kube-node-lease namespace).
+	Nodes  coreinformers.NodeInformer
+	Pods   coreinformers.PodInformer
+	Leases coordinformers.LeaseInformer
+	// Settings are kube-controller-manager's node lifecycle flags; the zero
+	// value is its defaults.
+	Settings nodelifecycle.Config
+	// Metrics records zone and eviction metrics; nil records nothing.
+	Metrics *Metrics
+	// Logger receives the controller's log lines; nil discards them.
+	Logger *slog.Logger
+	// Clock is the controller's time; nil is the real clock.
+	Clock clock.WithTicker
+}
+
+// Controller is the node lifecycle controller.
+type Controller struct {
+	cfg     Config
+	monitor *nodelifecycle.Monitor
+}
+
+// New returns a controller over cfg's informers, which it requests from
+// their factory: start the factory after New. Nothing happens until Run.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Nodes == nil || cfg.Pods == nil || cfg.Leases == nil {
+		return nil, errors.New("node lifecycle: Config needs Client, Nodes, Pods and Leases")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	// Request every informer now, so that the factory's Start (after New)
+	// starts them all.
+	cfg.Nodes.Informer()
+	cfg.Leases.Informer()
+	pods := cfg.Pods.Informer()
+	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
+		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {
+			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+				return []string{pod.Spec.NodeName}, nil
+			}
+			return nil, nil
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("node lifecycle: pod index %s: %w", NodeNameIndex, err)
+		}
+	}
+	c := &Controller{cfg: cfg}
+	c.monitor = nodelifecycle.NewMonitor(&api{client: cfg.Client, clock: cfg.Clock}, cfg.Settings)
+	return c, nil
+}
+
+// Run watches the informers and acts until ctx ends; the informers must be
+// started by the caller. Run returns nil when ctx ends, an error if the caches
+// never synced.
+func (c *Controller) Run(ctx context.Context) error {
+	nodeQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_taint_node"})
+	podQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_pod"})
+	defer nodeQueue.ShutDown()
+	defer podQueue.ShutDown()
+
+	nodeReg, err := c.cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { enqueueNode(nodeQueue, obj) },
+		UpdateFunc: func(_, obj any) { enqueueNode(nodeQueue, obj) },
+	})
+	if err != nil {
+		return fmt.Errorf("node lifecycle: node handler: %w", err)
+	}
+	defer func() { _ = c.cfg.Nodes.Informer().RemoveEventHandler(nodeReg) }()
+	podReg, err := c.cfg.Pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+				podQueue.Add(pod.Namespace + "/" + pod.Name)
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			was, ok1 := old.(*v1.Pod)
+			pod, ok2 := obj.(*v1.Pod)
+			if ok1 && ok2 && pod.Spec.NodeName != "" && was.Spec.NodeName != pod.Spec.NodeName {
+				podQueue.Add(pod.Namespace + "/" + pod.Name)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("node lifecycle: pod handler: %w", err)
+	}
+	defer func() { _ = c.cfg.Pods.Informer().RemoveEventHandler(podReg) }()
+	leases := c.cfg.Leases.Informer()
+	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced, leases.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("node lifecycle: caches did not sync")
+	}
+	c.cfg.Logger.Info("started", "controller", ControllerName)
+
+	done := make(chan struct{})
+	defer func() { <-done; <-done; <-done }()
+	go func() { defer func() { done <- struct{}{} }(); c.noScheduleWorker(ctx, nodeQueue) }()
+	go func() { defer func() { done <- struct{}{} }(); c.podWorker(ctx, podQueue) }()
+	go func() { defer func() { done <- struct{}{} }(); c.drainLoop(ctx) }()
+
+	period := c.cfg.Settings.Effective().MonitorPeriod
+	tick := c.cfg.Clock.NewTicker(period)
+	defer tick.Stop()
+	for {
+		c.pass(ctx)
+		select {
+		case <-ctx.Done():
+			nodeQueue.ShutDown()
+			podQueue.ShutDown()
+			c.cfg.Logger.Info("stopping", "controller", ControllerName)
+			return nil
+		case <-tick.C():
+		}
+	}
+}
+
+func enqueueNode(q workqueue.TypedInterface[string], obj any) {
+	if node, ok := obj.(*v1.Node); ok {
+		q.Add(node.Name)
+	}
+}
+
+// pass is one monitor pass over the caches.
+func (c *Controller) pass(ctx context.Context) {
+	start := c.cfg.Clock.Now()
+	nodes, err := c.cfg.Nodes.Lister().List(labels.Everything())
+	if err != nil {
+		c.cfg.Logger.Error("listing nodes", "err", err)
+		return
+	}
+	slices.SortFunc(nodes, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
+	leaseLister := c.cfg.Leases.Lister().Leases(v1.NamespaceNodeLease)
+	indexer := c.cfg.Pods.Informer().GetIndexer()
+	res, err := c.monitor.Pass(ctx, start, nodelifecycle.PassInput{
+		Nodes: nodes,
+		Lease: func(name string) *coordinationv1.Lease {
+			l, err := leaseLister.Get(name)
+			if err != nil {
+				return nil
+			}
+			return l
+		},
+		LeaseCacheRV: c.cfg.Leases.Informer().LastSyncResourceVersion(),
+		Pods: func(node string) ([]*v1.Pod, error) {
+			objs, err := indexer.ByIndex(NodeNameIndex, node)
+			if err != nil {
+				return nil, err
+			}
+			pods := make([]*v1.Pod, 0, len(objs))
+			for _, obj := range objs {
+				if pod, ok := obj.(*v1.Pod); ok {
+					pods = append(pods, pod)
+				}
+			}
+			return pods, nil
+		},
+	})
+	if err != nil {
+		c.cfg.Logger.Error("monitor pass", "err", err)
+	}
+	for _, tw := range res.Taints {
+		if tw.Err == nil {
+			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
+		}
+	}
+	for _, np := range res.Nodes {
+		if np.Health.BecameNotReady() {
+			c.cfg.Logger.Info("node not ready", "node", np.Node.Name, "pods marked not ready", len(np.PodsNotReady))
+		}
+	}
+	c.cfg.Metrics.pass(res, c.cfg.Clock.Since(start))
+}
+
+// drainLoop drains the zone queues every 100 ms until ctx ends.
+func (c *Controller) drainLoop(ctx context.Context) {
+	tick := c.cfg.Clock.NewTicker(drainPeriod)
+	defer tick.Stop()
+	lister := c.cfg.Nodes.Lister()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+		}
+		writes, err := c.monitor.Drain(ctx, c.cfg.Clock.Now(), func(name string) (*v1.Node, bool) {
+			n, err := lister.Get(name)
+			return n, err == nil
+		})
+		if err != nil {
+			c.cfg.Logger.Error("tainting pass", "err", err)
+		}
+		for _, tw := range writes {
+			if tw.Err != nil {
+				continue
+			}
+			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
+			if n, err := lister.Get(tw.Node); err == nil && len(tw.Swap.Add) > 0 {
+				c.cfg.Metrics.evicted(nodelifecycle.ZoneKey(n))
+			}
+		}
+	}
+}
+
+// noScheduleWorker keeps each queued node's NoSchedule taints in line with
+// its conditions (upstream doNoScheduleTaintingPass).
+func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+	a := &api{client: c.cfg.Client, clock: c.cfg.Clock}
+	for {
+		name, shutdown := q.Get()
+		if shutdown {
+			return
+		}
+		node, err := c.cfg.Nodes.Lister().Get(name)
+		if err == nil {
+			add, remove := nodelifecycle.NoScheduleTaints(node)
+			if s := (nodelifecycle.Swap{Add: add, Remove: remove}); !s.Empty() {
+				if err := a.SwapTaints(ctx, name, s); err != nil {
+					c.cfg.Logger.Error("NoSchedule taints", "node", name, "err", err)
+				}
+			}
+		}
+		q.Done(name)
+	}
+}
+
+// podWorker marks each queued pod not ready when its node is not ready
+// (upstream processPod).
+func (c *Controller) podWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+	for {
+		key, shutdown := q.Get()
+		if shutdown {
+			return
+		}
+		ns, name, _ := cache.SplitMetaNamespaceKey(key)
+		pod, err := c.cfg.Pods.Lister().Pods(ns).Get(name)
+		if err == nil {
+			if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
+				c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
+			}
+		}
+		q.Done(key)
+	}
+}
+
+func taintKeys(ts []v1.Taint) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Key+":"+string(t.Effect))
+	}
+	return out
+}
+
+// api is nodelifecycle.API over a clientset.
+type api struct {
+	client kubernetes.Interface
+	clock  clock.PassiveClock
+}
+
+var _ nodelifecycle.API = (*api)(nil)
+
+func (a *api) GetLease(ctx context.Context, name string) (nodelifecycle.LiveLease, error) {
+	l, err := a.client.CoordinationV1().Leases(v1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nodelifecycle.LiveLease{}, nil
+	}
+	if err != nil {
+		return nodelifecycle.LiveLease{}, err
+	}
+	return nodelifecycle.LiveLease{Found: true, ResourceVersion: l.ResourceVersion}, nil
+}
+
+func (a *api) GetNode(ctx context.Context, name string) (*v1.Node, error) {
+	return a.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+}
+
+func (a *api) UpdateNodeStatus(ctx context.Context, node *v1.Node) error {
+	_, err := a.client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+	return err
+}
+
+// SwapTaints reads the node, applies s and writes it back, again on a
+// conflict, as upstream's SwapNodeControllerTaint does.
+func (a *api) SwapTaints(ctx context.Context, name string, s nodelifecycle.Swap) error {
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		node, err := a.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		node.Spec.Taints = s.Apply(node.Spec.Taints, a.clock.Now())
+		_, err = a.client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (a *api) UpdatePodStatus(ctx context.Context, pod *v1.Pod) error {
+	_, err := a.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,43 @@
+package pressureevictor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/evictkit/eviction/thresholds"
+)
+
+func TestParseThresholds(t *testing.T) {
+	ts, err := ParseThresholds(thresholds.Flags{})
+	require.NoError(t, err)
+	require.Len(t, ts, 1, "the default is one soft memory threshold, no hard ones")
+	assert.Equal(t, "memory.available<500Mi", ts[0].String()[:len("memory.available<500Mi")])
+	assert.Equal(t, 30*time.Second, ts[0].GracePeriod)
+
+	ts, err = ParseThresholds(thresholds.Flags{Hard: []string{"memory.available<1Gi"}, MinimumReclaim: []string{"memory.available=200Mi"}})
+	require.NoError(t, err)
+	assert.Len(t, ts, 3, "the default soft threshold, the hard one and its allocatableMemory.available copy")
+	for _, th := range ts {
+		assert.NotNil(t, th.MinReclaim, th.String())
+	}
+
+	for _, tc := range []struct {
+		name string
+		f    thresholds.Flags
+		want error
+	}{
+		{"soft without grace period", thresholds.Flags{Soft: []string{"memory.available<1Gi"}}, thresholds.ErrMissingGracePeriod},
+		{"unknown signal", thresholds.Flags{Hard: []string{"memory.free<1Gi"}}, thresholds.ErrUnsupportedSignal},
+		{"malformed pair", thresholds.Flags{Soft: []string{"memory.available=1Gi"}}, thresholds.ErrMalformedPair},
+		{"nothing left", thresholds.Flags{Soft: []string{""}}, ErrNoThresholds},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseThresholds(tc.f)
+			assert.ErrorIs(t, err, tc.want)
+			assert.ErrorContains(t, err, "pressureevictor: ")
+		})
+	}
+}

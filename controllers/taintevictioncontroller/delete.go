@@ -1,0 +1,108 @@
+package taintevictioncontroller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/evictkit/eviction/tainteviction"
+)
+
+// deleteAttempts and deleteRetryWait are upstream's retries of one deletion:
+// five attempts, 10 ms apart.
+const (
+	deleteAttempts  = 5
+	deleteRetryWait = 10 * time.Millisecond
+)
+
+// deleter performs a deletion the way upstream's taint-eviction controller
+// does: the DisruptionTarget condition is patched onto the pod's status, then
+// the pod is deleted; an attempt that fails is repeated up to four times.
+type deleter struct {
+	client kubernetes.Interface
+	now    func() time.Time
+}
+
+// deletePod evicts e.Pod. It reports whether this call deleted the pod: false
+// with a nil error when the pod was gone, already terminating, or replaced by
+// a pod of the same name (another UID) before the delete.
+func (d *deleter) deletePod(ctx context.Context, e tainteviction.Eviction) (deleted bool, err error) {
+	for attempt := range deleteAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return false, fmt.Errorf("taint eviction: deleting pod %s: %w", e.Pod, ctx.Err())
+			case <-time.After(deleteRetryWait):
+			}
+		}
+		deleted, err = d.attempt(ctx, e)
+		if err == nil {
+			return deleted, nil
+		}
+	}
+	return false, fmt.Errorf("taint eviction: deleting pod %s after %d attempts: %w", e.Pod, deleteAttempts, err)
+}
+
+func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, error) {
+	pods := d.client.CoreV1().Pods(e.Pod.Namespace)
+	pod, err := pods.Get(ctx, e.Pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if e.UID != "" && pod.UID != e.UID {
+		return false, nil // a new pod under the old name: not the one scheduled
+	}
+	if patch, ok, err := conditionPatch(pod, d.now()); err != nil {
+		return false, err
+	} else if ok {
+		_, err := pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return false, nil // gone, or the UID in the patch no longer matches
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	err = pods.Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return false, nil
+	}
+	// The delete of a pod already terminating changes nothing: it is not
+	// counted again (a second eviction of the same pod, queued while the
+	// first ran, does this).
+	return err == nil && pod.DeletionTimestamp == nil, err
+}
+
+// conditionPatch returns the strategic merge patch of the status
+// subresource that sets the DisruptionTarget condition, with the pod's UID in
+// it so that the API server rejects it for another pod of the same name.
+func conditionPatch(pod *v1.Pod, now time.Time) ([]byte, bool, error) {
+	status, changed := tainteviction.DisruptedStatus(pod, now)
+	if !changed {
+		return nil, false, nil
+	}
+	oldJSON, err := json.Marshal(v1.Pod{Status: pod.Status})
+	if err != nil {
+		return nil, false, fmt.Errorf("taint eviction: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	newJSON, err := json.Marshal(v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: pod.UID}, Status: status})
+	if err != nil {
+		return nil, false, fmt.Errorf("taint eviction: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, v1.Pod{})
+	if err != nil {
+		return nil, false, fmt.Errorf("taint eviction: pod %s/%s status patch: %w", pod.Namespace, pod.Name, err)
+	}
+	return patch, true, nil
+}
