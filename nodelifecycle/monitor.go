@@ -66,6 +66,10 @@ type PassInput struct {
 	// called only for the nodes whose pods a pass marks not ready. A nil Pods func means no
 	// pods.
 	Pods func(nodeName string) ([]*v1.Pod, error)
+	// Reuse, if its capacity suffices, holds [PassResult.Nodes] instead of a new slice: a
+	// caller done with the last pass's result passes its Nodes back, and a pass allocates no
+	// per-node result. Its entries are overwritten.
+	Reuse []NodePass
 }
 
 // WriteReason says why the Monitor wrote a [TaintWrite].
@@ -233,7 +237,10 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.now.t = now
-	res := PassResult{Nodes: make([]NodePass, 0, len(in.Nodes)), Counts: map[string]ZoneCounts{}}
+	res := PassResult{Nodes: in.Reuse[:0], Counts: map[string]ZoneCounts{}}
+	if cap(res.Nodes) < len(in.Nodes) {
+		res.Nodes = make([]NodePass, 0, len(in.Nodes))
+	}
 	var errs []error
 
 	// 1. Registration.
@@ -621,7 +628,9 @@ func (m *Monitor) save(name string, p Probe) {
 		*old = p
 		return
 	}
-	m.probes[name] = &p
+	saved := new(Probe) // allocated here only: p itself stays on the stack
+	*saved = p
+	m.probes[name] = saved
 }
 
 func (m *Monitor) liveLease(ctx context.Context, name string, cached *coordinationv1.Lease) (LiveLease, error) {

@@ -510,3 +510,29 @@ func TestPropertyMonitorNilAPIIsAllSuccess(t *testing.T) {
 		}
 	})
 }
+
+// A pass handed the last pass's Nodes to reuse fills that slice and returns what a pass
+// with a slice of its own returns, through the node's expiry and its marking.
+func TestMonitorPassReusesNodes(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.node("n2", "z", at(-time.Hour), t0)
+	cfg := Config{DisableLeaseCircuitBreaker: true}
+	fresh, reusing := NewMonitor(nil, cfg), NewMonitor(nil, cfg)
+	var last []NodePass
+	for i := range 20 {
+		now := at(time.Duration(i) * 5 * time.Second)
+		want, err := fresh.Pass(ctx, now, api.input(nil))
+		require.NoError(t, err)
+		in := api.input(nil)
+		in.Reuse = last
+		got, err := reusing.Pass(ctx, now, in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "pass at %v", now)
+		if i > 0 {
+			assert.Same(t, &last[0], &got.Nodes[0], "the slice handed back is reused")
+		}
+		last = got.Nodes
+	}
+}

@@ -114,6 +114,8 @@ type sim struct {
 	// at what rate: its token bucket (burst 1) is empty then and refills at
 	// that rate, so the tainting passes before the refill do nothing.
 	spent map[string]spend
+	// passNodes is the last pass's per-node result, handed back to the next.
+	passNodes []nodelifecycle.NodePass
 	// everyTick turns the skipping off: a tainting pass every 100 ms while
 	// some queue holds work, as upstream polls (the reference in tests).
 	everyTick bool
@@ -321,7 +323,9 @@ func (m *sim) monitorPass() {
 			}
 			return pods, nil
 		},
+		Reuse: m.passNodes,
 	})
+	m.passNodes = res.Nodes
 	if err != nil {
 		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
 	}
