@@ -189,8 +189,9 @@ func (m *sim) add(e event) { m.events = append(m.events, e) }
 func (m *sim) now() time.Time { return m.clock.Now() }
 
 // run drives the controller from t0: a monitor pass every MonitorPeriod and a
-// tainting pass every 100 ms while some zone queue holds work, until the last
-// silent node has been handled and every queue that may still move is empty.
+// tainting pass every 100 ms while some zone queue holds work (but for the
+// ones that cannot hand out a node, see nextDrain), until the last silent
+// node has been handled and every queue that may still move is empty.
 func (m *sim) run() {
 	for _, n := range m.nodes {
 		if m.notReady[n.Name] && !m.silent[n.Name] {
