@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 )
 
 // Operation is the verb `kubectl taint` prints for a node it changed.
@@ -78,16 +77,21 @@ func Apply(nodeTaints, add, remove []v1.Taint, opts ApplyOptions) ([]v1.Taint, O
 	}
 	grown := len(out) != len(nodeTaints)
 
-	var errs []error
+	var missing []string
 	for i := range remove {
 		n := len(out)
 		out = slices.DeleteFunc(out, func(t v1.Taint) bool { return drops(&remove[i], &t) })
 		if len(out) == n {
-			errs = append(errs, newError(ErrNotFound, fmt.Sprintf("taint %q not found", Format(remove[i]))))
+			missing = append(missing, fmt.Sprintf("taint %q not found", Format(remove[i])))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, "", utilerrors.NewAggregate(errs)
+	switch len(missing) {
+	case 0:
+	case 1:
+		return nil, "", newError(ErrNotFound, missing[0])
+	default:
+		// kubectl aggregates them: "[taint "a" not found, taint "b" not found]".
+		return nil, "", newError(ErrNotFound, "["+strings.Join(missing, ", ")+"]")
 	}
 	switch {
 	case opts.Overwrite || (grown && len(remove) > 0):

@@ -48,7 +48,7 @@ func TestApply(t *testing.T) {
 		{
 			// Only the last removal's result counts for the verb, and every missing one is an error.
 			name: "missing removals aggregate", node: node, specs: []string{"c-", "d:NoSchedule-"},
-			wantErr: ErrNotFound, wantMsg: `[taints: taint "c" not found, taints: taint "d:NoSchedule" not found]`,
+			wantErr: ErrNotFound, wantMsg: `taints: [taint "c" not found, taint "d:NoSchedule" not found]`,
 		},
 		{name: "remove with effect only that effect", node: []v1.Taint{{Key: "a", Effect: noSched}, {Key: "a", Effect: noExec}}, specs: []string{"a:NoExecute-"}, want: []v1.Taint{{Key: "a", Effect: noSched}}, wantOp: Untainted},
 		{name: "empty node", node: nil, specs: []string{"a:NoSchedule"}, want: []v1.Taint{{Key: "a", Effect: noSched}}, wantOp: Tainted},

@@ -46,6 +46,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/evictkit/eviction/controllers/internal/podindex"
 	"github.com/evictkit/eviction/nodelifecycle"
 )
 
@@ -55,7 +56,7 @@ const ControllerName = "node-lifecycle-controller"
 
 // NodeNameIndex is the pod informer index, by spec.nodeName, that the
 // controller adds (unless it is there already) to find a node's pods.
-const NodeNameIndex = "spec.nodeName"
+const NodeNameIndex = podindex.NodeName
 
 // drainPeriod is upstream's NodeEvictionPeriod: how often the zone queues
 // are drained.
@@ -104,16 +105,8 @@ func New(cfg Config) (*Controller, error) {
 	cfg.Nodes.Informer()
 	cfg.Leases.Informer()
 	pods := cfg.Pods.Informer()
-	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
-		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {
-			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
-				return []string{pod.Spec.NodeName}, nil
-			}
-			return nil, nil
-		}})
-		if err != nil {
-			return nil, fmt.Errorf("node lifecycle: pod index %s: %w", NodeNameIndex, err)
-		}
+	if err := podindex.Add(pods); err != nil {
+		return nil, fmt.Errorf("node lifecycle: %w", err)
 	}
 	c := &Controller{cfg: cfg}
 	c.monitor = nodelifecycle.NewMonitor(&api{client: cfg.Client, clock: cfg.Clock}, cfg.Settings)
@@ -214,17 +207,7 @@ func (c *Controller) pass(ctx context.Context) {
 		},
 		LeaseCacheRV: c.cfg.Leases.Informer().LastSyncResourceVersion(),
 		Pods: func(node string) ([]*v1.Pod, error) {
-			objs, err := indexer.ByIndex(NodeNameIndex, node)
-			if err != nil {
-				return nil, err
-			}
-			pods := make([]*v1.Pod, 0, len(objs))
-			for _, obj := range objs {
-				if pod, ok := obj.(*v1.Pod); ok {
-					pods = append(pods, pod)
-				}
-			}
-			return pods, nil
+			return podindex.PodsOn(indexer, node)
 		},
 	})
 	if err != nil {

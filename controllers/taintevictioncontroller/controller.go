@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
+	"github.com/evictkit/eviction/controllers/internal/podindex"
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -27,7 +28,7 @@ const ControllerName = "taint-eviction-controller"
 
 // NodeNameIndex is the pod informer index, by spec.nodeName, that the
 // controller adds (unless it is there already) to find a node's pods.
-const NodeNameIndex = "spec.nodeName"
+const NodeNameIndex = podindex.NodeName
 
 // Config is what New needs. Client, Pods and Nodes are required.
 type Config struct {
@@ -84,16 +85,8 @@ func New(cfg Config) (*Controller, error) {
 	// starts them all.
 	cfg.Nodes.Informer()
 	pods := cfg.Pods.Informer()
-	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; !ok {
-		err := pods.AddIndexers(cache.Indexers{NodeNameIndex: func(obj any) ([]string, error) {
-			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
-				return []string{pod.Spec.NodeName}, nil
-			}
-			return nil, nil
-		}})
-		if err != nil {
-			return nil, fmt.Errorf("taint eviction: pod index %s: %w", NodeNameIndex, err)
-		}
+	if err := podindex.Add(pods); err != nil {
+		return nil, fmt.Errorf("taint eviction: %w", err)
 	}
 	c := &Controller{cfg: cfg, deleter: deleter{client: cfg.Client, now: cfg.Clock.Now}}
 	return c, nil
@@ -114,17 +107,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	indexer := c.cfg.Pods.Informer().GetIndexer()
 	core := tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
-		objs, err := indexer.ByIndex(NodeNameIndex, node)
-		if err != nil {
-			return nil, err
-		}
-		pods := make([]*v1.Pod, 0, len(objs))
-		for _, obj := range objs {
-			if pod, ok := obj.(*v1.Pod); ok {
-				pods = append(pods, pod)
-			}
-		}
-		return pods, nil
+		return podindex.PodsOn(indexer, node)
 	}), c.evict, tainteviction.Options{
 		Clock:       c.cfg.Clock,
 		Tolerations: c.cfg.Tolerations,

@@ -22,9 +22,12 @@ type controller struct {
 	core *tainteviction.Controller
 	log  *timeline
 
-	// The core's worker appends here; the driver carries out the
-	// evictions once the core is idle, so the timeline stays in order.
+	// The core's worker appends here (the "Marking for deletion" events
+	// and the evictions it starts); the driver prints the events and
+	// carries out the evictions once the core is idle, so the timeline
+	// stays in order and is written by one goroutine only.
 	mu      sync.Mutex
+	marked  []string
 	evicted []types.NamespacedName
 }
 
@@ -37,7 +40,7 @@ func newController(c *cluster, s *scenario) *controller {
 	}), tc.evict, tainteviction.Options{
 		Clock:   s.clock,
 		Workers: 1,
-		Events:  func(e tainteviction.Event) { tc.log.event(e.Message) },
+		Events:  tc.event,
 		Observe: tc.observe,
 	})
 	return tc
@@ -50,6 +53,30 @@ func (tc *controller) evict(_ context.Context, e tainteviction.Eviction) error {
 	defer tc.mu.Unlock()
 	tc.evicted = append(tc.evicted, e.Pod)
 	return nil
+}
+
+// event records an event of the core. "Cancelling deletion" comes from the
+// handler being called and is printed at once; "Marking for deletion" comes
+// from the core's worker and waits for the driver (takeMarked).
+func (tc *controller) event(e tainteviction.Event) {
+	pod := types.NamespacedName{Namespace: e.Object.Namespace, Name: e.Object.Name}
+	if e != tainteviction.Marking(pod) {
+		tc.log.event(e.Message)
+		return
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.marked = append(tc.marked, e.Message)
+}
+
+// takeMarked returns the "Marking for deletion" messages recorded since the
+// last call.
+func (tc *controller) takeMarked() []string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	out := tc.marked
+	tc.marked = nil
+	return out
 }
 
 // takeEvicted returns the evictions carried out since the last call.

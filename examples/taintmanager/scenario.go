@@ -32,12 +32,15 @@ func (s *scenario) at(d time.Duration) {
 	}
 }
 
-// settle waits until the core has run everything due (recording the
-// "Marking for deletion" events), then carries out the evictions: the pod is
+// settle waits until the core has run everything due, prints the "Marking
+// for deletion" events its worker recorded, then carries out the evictions: the pod is
 // deleted, and the controller sees the deletion.
 func (s *scenario) settle() {
 	if err := s.tc.core.Idle(context.Background()); err != nil && s.log.err == nil {
 		s.log.err = err
+	}
+	for _, m := range s.tc.takeMarked() {
+		s.log.event(m)
 	}
 	for _, k := range s.tc.takeEvicted() {
 		pod := s.cluster.pods[k]
