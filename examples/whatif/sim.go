@@ -116,9 +116,15 @@ type sim struct {
 	spent map[string]spend
 	// passNodes is the last pass's per-node result, handed back to the next.
 	passNodes []nodelifecycle.NodePass
-	// everyTick turns the skipping off: a tainting pass every 100 ms while
-	// some queue holds work, as upstream polls (the reference in tests).
+	// everyTick turns the skipping of tainting passes off: a tainting pass
+	// every 100 ms while some queue holds work, as upstream polls (the
+	// reference in tests).
 	everyTick bool
+	// everyPass turns the skipping of monitor passes off: a pass every
+	// MonitorPeriod until the run ends (the reference in tests).
+	everyPass bool
+	// passes counts the monitor passes run.
+	passes int
 
 	// start, if set, runs right after the first monitor pass at t0.
 	start func()
@@ -188,10 +194,11 @@ func (m *sim) add(e event) { m.events = append(m.events, e) }
 // now is the simulation's current time.
 func (m *sim) now() time.Time { return m.clock.Now() }
 
-// run drives the controller from t0: a monitor pass every MonitorPeriod and a
-// tainting pass every 100 ms while some zone queue holds work (but for the
-// ones that cannot hand out a node, see nextDrain), until the last silent
-// node has been handled and every queue that may still move is empty.
+// run drives the controller from t0: a monitor pass every MonitorPeriod (but
+// for the ones that would repeat the last, see monitorPass) and a tainting
+// pass every 100 ms while some zone queue holds work (but for the ones that
+// cannot hand out a node, see nextDrain), until the last silent node has
+// been handled and every queue that may still move is empty.
 func (m *sim) run() {
 	for _, n := range m.nodes {
 		if m.notReady[n.Name] && !m.silent[n.Name] {
@@ -212,11 +219,15 @@ func (m *sim) run() {
 	for {
 		m.clock.SetTime(t)
 		if !t.Before(nextPass) {
-			m.monitorPass()
-			if nextPass.Equal(m.t0) && m.start != nil {
+			settled, due := m.monitorPass()
+			first := nextPass.Equal(m.t0)
+			if first && m.start != nil {
 				m.start()
 			}
 			nextPass = t.Add(m.cfg.MonitorPeriod)
+			if settled && !first && !m.everyPass {
+				nextPass = m.passAfter(due, limit)
+			}
 		}
 		m.taintPass()
 		busy := m.busy()
@@ -301,12 +312,49 @@ func (m *sim) nextDrain(t time.Time) time.Time {
 	return next
 }
 
+// passAfter returns the first pass of the grid t0 + k·MonitorPeriod
+// strictly after due, the earliest time a silent node's grace period runs
+// out (zero: none will), or a time past limit when none will.
+func (m *sim) passAfter(due, limit time.Time) time.Time {
+	period := m.cfg.MonitorPeriod
+	if due.IsZero() {
+		return limit.Add(period)
+	}
+	return m.t0.Add((due.Sub(m.t0)/period + 1) * period)
+}
+
 // monitorPass is one monitorNodeHealth ([nodelifecycle.Monitor.Pass]):
 // every node but the silent ones renews its Lease first; then the status
 // writes, the NoExecute taint writes and the zone states it decides become
 // events, node by node and then zone by zone.
-func (m *sim) monitorPass() {
+//
+// settled reports that the pass left everything the next one reads as it
+// found it: no status or taint written, the zone counts, states and rates
+// and the queue sizes unchanged, no silent node newly marked. Every pass
+// after it then repeats it, until the first one strictly after due, when the
+// grace period of a silent node still judged Fresh runs out (zero: there is
+// none), so run skips them and the timeline stays the one of a pass every
+// MonitorPeriod:
+//
+//   - a node that heartbeats renews its Lease before each pass the
+//     simulation runs, so it is judged Fresh with the same probe however
+//     many passes were skipped;
+//   - a silent node keeps its verdict until due: already Unknown, it is
+//     Expired with nothing to write; the others are Fresh until then;
+//   - the zone states depend on the counts alone, which change only when a
+//     verdict does; with no state change no rate is set;
+//   - the nodes waiting untainted in a queue are removed and added again by
+//     every pass, in node order, behind the ones that are not: skipped or
+//     not, they are handed out in the same order, and all of them are due
+//     (no node is ever retried later: every queued node has a Ready
+//     condition);
+//   - a node the tainting passes tainted in between leaves a tombstone that
+//     refuses the pass's re-add, skipped or not.
+func (m *sim) monitorPass() (settled bool, due time.Time) {
 	now := m.now()
+	m.passes++
+	queuesBefore := m.mon.Queues()
+	marked := len(m.unknownAt)
 	renew := metav1.NewMicroTime(now)
 	lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}} // the Monitor only reads it
 	res, err := m.mon.Pass(context.Background(), now, nodelifecycle.PassInput{
@@ -357,8 +405,25 @@ func (m *sim) monitorPass() {
 			m.swap(n, w.Swap, why)
 		}
 	}
+	d := res.Disruption
+	settled = len(res.Taints) == 0 && !d.Entered && !d.Exited && len(d.Rates) == 0 && len(d.Dropped) == 0 &&
+		maps.Equal(d.States, m.states) && maps.Equal(res.Counts, m.zoneCounts) && len(m.unknownAt) == marked &&
+		maps.EqualFunc(queuesBefore, m.mon.Queues(), func(a, b nodelifecycle.QueueStatus) bool {
+			return a.Len == b.Len && a.Rate == b.Rate
+		})
+	for _, np := range res.Nodes {
+		if np.Status != nil {
+			settled = false
+		}
+		if h := np.Health; h.Verdict == nodelifecycle.Fresh && m.silent[np.Node.Name] {
+			if at := h.Probe.ProbeTime.Add(h.Grace); due.IsZero() || at.Before(due) {
+				due = at
+			}
+		}
+	}
 	m.disruption(res)
 	m.zoneCounts = res.Counts
+	return settled, due
 }
 
 // markUnknown writes the status the controller decided for a silent node

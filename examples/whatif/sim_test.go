@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -294,4 +296,144 @@ func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// generated decodes a generated snapshot.
+func generated(t *testing.T, c gensnap.Config) *snapshot {
+	t.Helper()
+	var b bytes.Buffer
+	if err := gensnap.Write(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	s, err := readSnapshot(&b, "generated snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Skipping the monitor passes that would repeat the last one (and the idle
+// tainting passes) gives, byte for byte, the report of a monitor pass every
+// 5 s and a tainting pass every 100 ms: one node, a whole zone, several
+// zones, every zone, most of a large zone (the secondary rate) and of a
+// small one (no tainting), nodes already not ready, already Unknown, or
+// without a Ready condition and within their startup grace (which runs out
+// before the others' grace period), on generated clusters and on the small
+// snapshots of the golden files.
+func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
+	large := gensnap.Config{Nodes: 180, Zones: 3, PodsPerNode: 2}
+	ls := generated(t, large)
+	t0 := ls.t0()
+	// Node 7 (zone b) has no Ready condition yet and was created 30 s before
+	// t0; node 10 (zone b) is already Unknown. Node 151 (zone b) and node
+	// 51 (zone a) are NotReady in every generated snapshot.
+	noReady, unknown := gensnap.NodeName(7, 3), gensnap.NodeName(10, 3)
+	for _, n := range ls.Nodes {
+		switch n.Name {
+		case noReady:
+			n.CreationTimestamp.Time = t0.Add(-30 * time.Second)
+			n.Status.Conditions = slices.DeleteFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool {
+				return c.Type == corev1.NodeReady
+			})
+		case unknown:
+			r := readyCondition(n)
+			r.Status, r.Reason = corev1.ConditionUnknown, nodelifecycle.ReasonStatusUnknown
+		}
+	}
+	if ls.t0() != t0 {
+		t.Fatal("the edited nodes moved t0")
+	}
+	la, lb, lc := gensnap.ZoneNodes(large, 0), gensnap.ZoneNodes(large, 1), gensnap.ZoneNodes(large, 2)
+	small := gensnap.Config{Nodes: 24, Zones: 3, PodsPerNode: 2}
+	ss := generated(t, small)
+	sa, sb := gensnap.ZoneNodes(small, 0), gensnap.ZoneNodes(small, 1)
+	kind, err := os.Open("testdata/kind-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := readSnapshot(kind, "kind")
+	kind.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := embedded(t)
+
+	for _, tc := range []struct {
+		name  string
+		s     *snapshot
+		nodes []string
+	}{
+		{"one node", ls, lb[2:3]},
+		{"a whole zone", ls, lb},
+		{"two whole zones", ls, append(slices.Clone(la), lb...)},
+		{"every zone", ls, append(append(slices.Clone(la), lb...), lc...)},
+		{"most of a large zone", ls, la[:40]},
+		{"a whole zone and some of another", ls, append(slices.Clone(lc), la[:10]...)},
+		{"nodes not ready, Unknown, without Ready", ls, []string{gensnap.NodeName(51, 3), unknown, noReady}},
+		{"the node without Ready and a few others", ls, []string{noReady, lc[3], la[4]}},
+		{"a small cluster: one node", ss, sa[:1]},
+		{"a small cluster: most of a zone", ss, sa[:5]},
+		{"a small cluster: a whole zone", ss, sb},
+		{"embedded: most of a zone", es, []string{"worker-a1", "worker-a2", "worker-a3"}},
+		{"embedded: a whole zone", es, []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"}},
+		{"embedded: every zone", es, []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4",
+			"worker-b1", "worker-b2", "worker-b3", "worker-b4", "worker-c1", "worker-c2", "worker-c3", "kind-control-plane"}},
+		{"kind: the control plane", ks, []string{"kind-control-plane"}},
+		{"kind: a worker", ks, []string{"kind-worker"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var nodes []string
+			for _, n := range tc.nodes {
+				if tc.s.byName[n] != nil {
+					nodes = append(nodes, n)
+				}
+			}
+			render := func(skip bool) (table, js string, passes int) {
+				r, err := nodeDownTuned(tc.s.clone(), "snapshot", nodes, false, func(m *sim) {
+					m.everyPass, m.everyTick = !skip, !skip
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tb, jb bytes.Buffer
+				if err := r.writeTable(&tb); err != nil {
+					t.Fatal(err)
+				}
+				if err := writeJSON(&jb, r.jsonValue()); err != nil {
+					t.Fatal(err)
+				}
+				return tb.String(), jb.String(), r.(*timelineReport).m.passes
+			}
+			wantTable, wantJSON, every := render(false)
+			gotTable, gotJSON, skipped := render(true)
+			if !strings.Contains(wantTable, "tainted") {
+				t.Fatalf("nothing tainted: the case tests nothing\n%s", wantTable)
+			}
+			if gotTable != wantTable {
+				t.Errorf("table with skipping differs:\n%s", lineDiff(gotTable, wantTable))
+			}
+			if gotJSON != wantJSON {
+				t.Errorf("JSON with skipping differs:\n%s", lineDiff(gotJSON, wantJSON))
+			}
+			t.Logf("%d monitor passes, %d without skipping", skipped, every)
+		})
+	}
+}
+
+// lineDiff shows the first line where got and want differ.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d\ngot  %q\nwant %q", i+1, gl, wl)
+		}
+	}
+	return "same lines"
 }

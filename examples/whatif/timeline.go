@@ -168,6 +168,12 @@ func (r *timelineReport) writeTable(w io.Writer) error {
 
 // nodeDown simulates the named nodes going silent at t0.
 func nodeDown(s *snapshot, source string, names []string, demo bool) (report, error) {
+	return nodeDownTuned(s, source, names, demo, nil)
+}
+
+// nodeDownTuned is nodeDown with tune, when not nil, applied to the
+// simulation before it runs (the tests turn its skipping off with it).
+func nodeDownTuned(s *snapshot, source string, names []string, demo bool, tune func(*sim)) (report, error) {
 	for _, name := range names {
 		if _, err := s.node(name); err != nil {
 			return nil, err
@@ -178,6 +184,9 @@ func nodeDown(s *snapshot, source string, names []string, demo bool) (report, er
 	m := newSim(s, t0)
 	for _, name := range names {
 		m.silence(name)
+	}
+	if tune != nil {
+		tune(m)
 	}
 	m.run()
 
