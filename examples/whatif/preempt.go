@@ -38,7 +38,7 @@ type preemptReport struct {
 	outcome    string // "fits", "preempts", "not-eligible", "no-candidate"
 	message    string
 	candidates map[string]preemption.Candidate
-	pdbs       []*policyv1.PodDisruptionBudget
+	budgets    budgetIndex // the snapshot's PDBs, to name those that select a victim
 }
 
 // nodeFit is one node as the scheduler saw it before preemption.
@@ -119,7 +119,7 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 	if err != nil {
 		return nil, err
 	}
-	r := &preemptReport{source: source, t0: s.t0(), pod: pod, candidates: map[string]preemption.Candidate{}, pdbs: s.PDBs}
+	r := &preemptReport{source: source, t0: s.t0(), pod: pod, candidates: map[string]preemption.Candidate{}, budgets: indexBudgets(s.PDBs)}
 	r.priority, err = resolvePriority(pod, s)
 	if err != nil {
 		return nil, err
@@ -337,13 +337,38 @@ func (r *preemptReport) figures(c preemption.Candidate) figures {
 	return f
 }
 
-// pdbsOf names the budgets whose selector matches the pod.
-func pdbsOf(p *corev1.Pod, s []string, pdbs map[string]labels.Selector) []string {
+// budgetIndex holds PodDisruptionBudgets by namespace, in input order, each
+// with its namespace/name and its selector parsed once.
+type budgetIndex map[string][]namedSelector
+
+type namedSelector struct {
+	name     string
+	selector labels.Selector
+}
+
+// indexBudgets parses the budgets' selectors; like the scheduler, a nil or
+// empty selector matches nothing, and so does one that does not parse.
+func indexBudgets(pdbs []*policyv1.PodDisruptionBudget) budgetIndex {
+	out := budgetIndex{}
+	for _, pdb := range pdbs {
+		s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || s.Empty() {
+			continue
+		}
+		out[pdb.Namespace] = append(out[pdb.Namespace], namedSelector{pdb.Namespace + "/" + pdb.Name, s})
+	}
+	return out
+}
+
+// selecting names the budgets whose selector matches the pod.
+func (b budgetIndex) selecting(p *corev1.Pod) []string {
+	if len(p.Labels) == 0 {
+		return nil
+	}
 	var out []string
-	for _, name := range s {
-		ns, _, _ := strings.Cut(name, "/")
-		if ns == p.Namespace && pdbs[name].Matches(labels.Set(p.Labels)) && len(p.Labels) > 0 {
-			out = append(out, name)
+	for _, ns := range b[p.Namespace] {
+		if ns.selector.Matches(labels.Set(p.Labels)) {
+			out = append(out, ns.name)
 		}
 	}
 	return out
@@ -406,7 +431,6 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 	if len(r.candidates) > 0 {
 		b.WriteString("\nVictims per candidate, most important first (priority; DS = DaemonSet; PDB = a budget\n" +
 			"that selects it):\n")
-		names, sel := r.pdbSelectors()
 		for _, n := range r.nodes {
 			c, ok := r.candidates[n.name]
 			if !ok {
@@ -418,7 +442,7 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 				if isDaemonSetPod(p) {
 					notes = append(notes, "DS")
 				}
-				if pdb := pdbsOf(p, names, sel); len(pdb) > 0 {
+				if pdb := r.budgets.selecting(p); len(pdb) > 0 {
 					notes = append(notes, "PDB")
 				}
 				items = append(items, fmt.Sprintf("%s (%s)", podKey(p), strings.Join(notes, ", ")))
@@ -518,11 +542,10 @@ func (r *preemptReport) jsonValue() any {
 		},
 		Outcome: r.outcome, Message: r.message, Nodes: []preemptNodeJSON{}, Victims: []victimJSON{},
 	}
-	pdbNames, pdbSel := r.pdbSelectors()
 	victims := func(c preemption.Candidate) []victimJSON {
 		out := []victimJSON{}
 		for _, p := range c.Victims.Pods {
-			out = append(out, victimJSON{Pod: podKey(p), Priority: podresources.Priority(p), PDB: pdbsOf(p, pdbNames, pdbSel)})
+			out = append(out, victimJSON{Pod: podKey(p), Priority: podresources.Priority(p), PDB: r.budgets.selecting(p)})
 		}
 		return out
 	}
@@ -545,23 +568,6 @@ func (r *preemptReport) jsonValue() any {
 		doc.Victims = victims(r.result.Chosen)
 	}
 	return doc
-}
-
-// pdbSelectors returns the budgets' namespace/name in order and their
-// selectors; like the scheduler, a nil or empty selector matches nothing.
-func (r *preemptReport) pdbSelectors() ([]string, map[string]labels.Selector) {
-	var names []string
-	sel := map[string]labels.Selector{}
-	for _, pdb := range r.pdbs {
-		name := pdb.Namespace + "/" + pdb.Name
-		s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil || s.Empty() {
-			s = labels.Nothing()
-		}
-		names = append(names, name)
-		sel[name] = s
-	}
-	return names, sel
 }
 
 // formatRequests prints a request vector: "cpu 3, memory 8Gi".
