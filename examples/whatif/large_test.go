@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,8 +49,8 @@ func TestMain(m *testing.M) {
 }
 
 // child runs one task on the snapshot file: "decode", "ref-json",
-// "ref-yaml" or "run" (whatif with the arguments in WHATIF_ARGS, a JSON
-// list).
+// "ref-yaml", "ref-yaml-items" or "run" (whatif with the arguments in
+// WHATIF_ARGS, a JSON list).
 func child(task, file string) int {
 	var err error
 	switch task {
@@ -72,6 +74,8 @@ func child(task, file string) int {
 		_, err = referenceJSON(file)
 	case "ref-yaml":
 		_, err = referenceYAML(file)
+	case "ref-yaml-items":
+		_, err = referenceYAMLItems(file)
 	default:
 		err = fmt.Errorf("unknown task %q", task)
 	}
@@ -118,36 +122,103 @@ func referenceYAML(file string) (*referenceObjects, error) {
 	return referenceItems(&list)
 }
 
-func referenceItems(list *corev1.List) (*referenceObjects, error) {
+// referenceYAMLItems is the YAML reference that fits in memory at every
+// size: the kubectl List is cut into its items at the "- " lines of column
+// 0, and sigs.k8s.io/yaml converts each item to JSON on its own, which
+// encoding/json decodes into its type (all kept), as yaml.Unmarshal does.
+func referenceYAMLItems(file string) (*referenceObjects, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
 	out := &referenceObjects{}
-	for i := range list.Items {
-		raw := list.Items[i].Raw
-		var tm metav1.TypeMeta
-		if err := json.Unmarshal(raw, &tm); err != nil {
-			return nil, err
+	var item []byte
+	inItems, i := false, 0
+	flush := func() error {
+		if len(item) == 0 {
+			return nil
 		}
-		var err error
-		switch tm.Kind {
-		case "Node":
-			n := &corev1.Node{}
-			err = json.Unmarshal(raw, n)
-			out.nodes = append(out.nodes, n)
-		case "Pod":
-			p := &corev1.Pod{}
-			err = json.Unmarshal(raw, p)
-			out.pods = append(out.pods, p)
-		case "PodDisruptionBudget":
-			p := &policyv1.PodDisruptionBudget{}
-			err = json.Unmarshal(raw, p)
-			out.pdbs = append(out.pdbs, p)
-		default:
-			err = fmt.Errorf("item %d: kind %q", i, tm.Kind)
+		raw, err := yaml.YAMLToJSON(item)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		item = item[:0]
+		i++
+		return out.add(i-1, raw)
+	}
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			more := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				more = append(more, line...)
+			}
+			line = more
+		}
+		switch {
+		case len(line) == 0:
+		case bytes.HasPrefix(line, []byte("items:")):
+			inItems = true
+		case inItems && bytes.HasPrefix(line, []byte("- ")):
+			if ferr := flush(); ferr != nil {
+				return nil, ferr
+			}
+			item = append(item, line[2:]...)
+		case inItems && bytes.HasPrefix(line, []byte("  ")):
+			item = append(item, line[2:]...)
+		case inItems && len(bytes.TrimSpace(line)) > 0:
+			inItems = false
+		}
+		if err == io.EOF {
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+func referenceItems(list *corev1.List) (*referenceObjects, error) {
+	out := &referenceObjects{}
+	for i := range list.Items {
+		if err := out.add(i, list.Items[i].Raw); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// add decodes item i, raw JSON, into its type and keeps it.
+func (out *referenceObjects) add(i int, raw []byte) error {
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return err
+	}
+	var err error
+	switch tm.Kind {
+	case "Node":
+		n := &corev1.Node{}
+		err = json.Unmarshal(raw, n)
+		out.nodes = append(out.nodes, n)
+	case "Pod":
+		p := &corev1.Pod{}
+		err = json.Unmarshal(raw, p)
+		out.pods = append(out.pods, p)
+	case "PodDisruptionBudget":
+		p := &policyv1.PodDisruptionBudget{}
+		err = json.Unmarshal(raw, p)
+		out.pdbs = append(out.pdbs, p)
+	default:
+		err = fmt.Errorf("item %d: kind %q", i, tm.Kind)
+	}
+	return err
 }
 
 // largeSizes returns the node counts in WHATIF_LARGE.
@@ -306,10 +377,43 @@ func BenchmarkLarge(b *testing.B) {
 				// nodes unless asked.
 				measure("reference", "ref-yaml", nil)
 			}
+			if f == gensnap.YAML {
+				measure("reference-items", "ref-yaml-items", nil)
+			}
 			measure("decode", "decode", nil)
 			for _, sc := range scenarios() {
 				measure(sc.name, "run", sc.args(n, preemptor))
 			}
 		}
+	}
+}
+
+// The item-by-item YAML reference decodes what the whole-List one does.
+func TestReferenceYAMLItems(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "snapshot.yaml")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gensnap.Write(f, gensnap.Config{Nodes: 30, PodsPerNode: 10, Format: gensnap.YAML}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := referenceYAML(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := referenceYAMLItems(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.nodes) != 30 || len(whole.pods) == 0 || len(whole.pdbs) == 0 {
+		t.Fatalf("%d nodes, %d pods, %d PDBs", len(whole.nodes), len(whole.pods), len(whole.pdbs))
+	}
+	if !reflect.DeepEqual(items, whole) {
+		t.Errorf("item by item: %d nodes, %d pods, %d PDBs; whole List: %d, %d, %d (or the objects differ)",
+			len(items.nodes), len(items.pods), len(items.pdbs), len(whole.nodes), len(whole.pods), len(whole.pdbs))
 	}
 }
