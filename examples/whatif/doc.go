@@ -38,7 +38,12 @@
 //     nodes/s, drained every 100 ms) hand out the unreachable:NoExecute
 //     taints ([nodelifecycle.Monitor.Drain]); and the taint-eviction controller
 //     decides each pod ([tolerations.NoExecuteDecision],
-//     [tainteviction.Reconcile]).
+//     [tainteviction.Reconcile]). The replay skips the monitor passes that
+//     would repeat the last one (until a silent node's grace period runs
+//     out) and the tainting passes while every token bucket is empty: the
+//     timeline is, byte for byte, the one of a pass every 5 s and 100 ms,
+//     and a zone of thousands of nodes down costs a few passes over the
+//     cluster, not two per node.
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.

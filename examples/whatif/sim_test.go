@@ -275,6 +275,9 @@ func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
 	}
 	for name, nodes := range cases {
 		t.Run(name, func(t *testing.T) {
+			if name == "most of a large zone" && raceDetector {
+				t.Skip("minutes under the race detector")
+			}
 			sim := func(everyTick bool) *sim {
 				m := newSim(s, s.t0())
 				m.everyTick = everyTick
@@ -357,6 +360,8 @@ func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := embedded(t)
+	// The cases left out under the race detector, where they take minutes.
+	long := map[string]bool{"two whole zones": true, "most of a large zone": true, "a whole zone and some of another": true}
 
 	for _, tc := range []struct {
 		name  string
@@ -382,6 +387,9 @@ func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 		{"kind: a worker", ks, []string{"kind-worker"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if long[tc.name] && raceDetector {
+				t.Skip("minutes under the race detector")
+			}
 			var nodes []string
 			for _, n := range tc.nodes {
 				if tc.s.byName[n] != nil {
