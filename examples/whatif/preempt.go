@@ -337,38 +337,63 @@ func (r *preemptReport) figures(c preemption.Candidate) figures {
 	return f
 }
 
-// budgetIndex holds PodDisruptionBudgets by namespace, in input order, each
-// with its namespace/name and its selector parsed once.
-type budgetIndex map[string][]namedSelector
+// budgetIndex holds the PodDisruptionBudgets, each with its namespace/name
+// and its selector parsed once, looked up by one of the labels its selector
+// requires: a pod is matched only against the budgets of its namespace that
+// require one of its labels (and those that require none), not against
+// every budget.
+type budgetIndex struct {
+	budgets []namedSelector
+	byLabel map[labelKey][]int // budgets requiring the label, in input order
+	other   map[string][]int   // by namespace: budgets with no label required
+}
 
 type namedSelector struct {
 	name     string
 	selector labels.Selector
 }
 
+// labelKey is a label a selector requires, in a namespace.
+type labelKey struct{ namespace, key, value string }
+
 // indexBudgets parses the budgets' selectors; like the scheduler, a nil or
 // empty selector matches nothing, and so does one that does not parse.
 func indexBudgets(pdbs []*policyv1.PodDisruptionBudget) budgetIndex {
-	out := budgetIndex{}
+	b := budgetIndex{byLabel: map[labelKey][]int{}, other: map[string][]int{}}
 	for _, pdb := range pdbs {
 		s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil || s.Empty() {
+		if err != nil || s.Empty() || pdb.Spec.Selector == nil {
 			continue
 		}
-		out[pdb.Namespace] = append(out[pdb.Namespace], namedSelector{pdb.Namespace + "/" + pdb.Name, s})
+		i := len(b.budgets)
+		b.budgets = append(b.budgets, namedSelector{pdb.Namespace + "/" + pdb.Name, s})
+		// Any one of matchLabels will do; the smallest key, to be deterministic.
+		if ml := pdb.Spec.Selector.MatchLabels; len(ml) > 0 {
+			k := slices.Min(slices.Collect(maps.Keys(ml)))
+			key := labelKey{pdb.Namespace, k, ml[k]}
+			b.byLabel[key] = append(b.byLabel[key], i)
+			continue
+		}
+		b.other[pdb.Namespace] = append(b.other[pdb.Namespace], i)
 	}
-	return out
+	return b
 }
 
-// selecting names the budgets whose selector matches the pod.
+// selecting names the budgets whose selector matches the pod, in input
+// order.
 func (b budgetIndex) selecting(p *corev1.Pod) []string {
 	if len(p.Labels) == 0 {
 		return nil
 	}
+	idx := slices.Clone(b.other[p.Namespace])
+	for k, v := range p.Labels {
+		idx = append(idx, b.byLabel[labelKey{p.Namespace, k, v}]...)
+	}
+	slices.Sort(idx) // each budget is under one label: no duplicates
 	var out []string
-	for _, ns := range b[p.Namespace] {
-		if ns.selector.Matches(labels.Set(p.Labels)) {
-			out = append(out, ns.name)
+	for _, i := range idx {
+		if b.budgets[i].selector.Matches(labels.Set(p.Labels)) {
+			out = append(out, b.budgets[i].name)
 		}
 	}
 	return out
