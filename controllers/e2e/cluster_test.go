@@ -87,6 +87,9 @@ type cluster struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // nodes whose Lease the test renews
+
+	// silence is what NodeGoesSilent recorded for the whatif check.
+	silence *silence
 }
 
 func startCluster(t *testing.T, v variant) *cluster {
