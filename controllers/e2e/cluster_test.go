@@ -44,6 +44,9 @@ type variant struct {
 	name          string
 	taintEviction bool // ours instead of taint-eviction-controller
 	nodeLifecycle bool // ours instead of node-lifecycle-controller
+	// faultPrefix, if set, puts the fault proxy between our controllers and
+	// kube-apiserver, faulting writes to the objects named with it.
+	faultPrefix string
 }
 
 var (
@@ -80,10 +83,14 @@ func ourPrograms(t *testing.T) string {
 // variant, our controllers.
 type cluster struct {
 	*framework.ControlPlane
-	v      variant
-	ours   map[string]*replica // by program and replica name
-	ctx    context.Context
-	client kubernetes.Interface
+	v    variant
+	ours map[string]*replica // by program and replica name
+	// ourKubeconfig is what our controllers reach the API server with:
+	// the cluster's, or the fault proxy's.
+	ourKubeconfig string
+	faults        *faultProxy
+	ctx           context.Context
+	client        kubernetes.Interface
 
 	mu    sync.Mutex
 	alive map[string]bool // nodes whose Lease the test renews
@@ -108,6 +115,11 @@ func startCluster(t *testing.T, v variant) *cluster {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c := &cluster{ControlPlane: cp, v: v, ctx: ctx, client: cp.Client, alive: map[string]bool{}, ours: map[string]*replica{}}
+	c.ourKubeconfig = cp.Kubeconfig
+	if v.faultPrefix != "" {
+		c.faults = startFaultProxy(t, c, v.faultPrefix)
+		c.ourKubeconfig = c.faults.kubeconfig
+	}
 	if v.taintEviction {
 		c.ours["taint-eviction-controller-a"] = c.runOurs(t, "taint-eviction-controller", "a")
 	}
@@ -126,7 +138,7 @@ func (c *cluster) runOurs(t *testing.T, program, name string, args ...string) *r
 		t.Fatal(err)
 	}
 	args = append([]string{
-		"--kubeconfig=" + c.Kubeconfig,
+		"--kubeconfig=" + c.ourKubeconfig,
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port),
 		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms",
 	}, args...)

@@ -14,11 +14,13 @@ import (
 // TestFaults runs our two controllers through failures: the leader of two
 // taint-eviction replicas is killed and the other takes over and evicts;
 // kube-apiserver is stopped and started again while nodes are silent and
-// evictions are due, and every eviction still happens, once.
+// evictions are due, and every eviction still happens, once. It runs beside
+// TestServerErrors, the other half of the faults.
 func TestFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel()
 	start := time.Now()
 	c := startCluster(t, ourBoth)
 	a := c.ours["taint-eviction-controller-a"]
