@@ -149,15 +149,15 @@ func startFaultProxy(t *testing.T, c *cluster, prefix string) *faultProxy {
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	rp.FlushInterval = -1 // watches stream
-	// The proxy holds the credentials: client-go sends no token over plain
-	// HTTP to it.
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Set("Authorization", "Bearer "+c.Config.BearerToken)
+	// The proxy holds the credentials (client-go sends no token over plain
+	// HTTP to it); watches stream through it.
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Header.Set("Authorization", "Bearer "+c.Config.BearerToken)
+		},
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
+		FlushInterval: -1,
 	}
 	p := &faultProxy{prefix: prefix, injected: map[string][]int{}, passed: map[string]int{}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.ServeHTTP(w, r, rp) }))
@@ -281,6 +281,16 @@ func TestServerErrors(t *testing.T) {
 			}
 		}
 		return len(marked) == 3, fmt.Sprint(marked)
+	})
+
+	// Our controller counted each deletion once.
+	const deletions = "taint_eviction_controller_pod_deletions_total"
+	eventually(t, 10*time.Second, "each deletion counted once", func() (bool, string) {
+		v := c.ours["taint-eviction-controller-a"].metric(deletions)
+		if v > 3 {
+			t.Fatalf("%s = %v, want 3", deletions, v)
+		}
+		return v == 3, fmt.Sprintf("%s = %v", deletions, v)
 	})
 
 	// The faults happened: every kind's plan was used up, and the write

@@ -49,6 +49,8 @@ type silence struct {
 func (c *cluster) silenceNodes(t *testing.T, nodes ...string) {
 	t.Helper()
 	s := &silence{snapshots: map[string][]byte{}, nodes: nodes, back: map[string]time.Time{}}
+	start := time.Now()
+	defer func() { t.Logf("snapshots (%s) took %v", strings.Join(slices.Sorted(maps.Keys(s.snapshots)), ", "), s.at.Sub(start).Round(time.Millisecond)) }()
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
 		out, err := c.kubectlSnapshot(kubectl)
 		if err != nil {
@@ -367,7 +369,7 @@ func (c *cluster) checkPrediction(t *testing.T, tr *trace, prefix string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	end := time.Now().Sub(s.at)
+	end := time.Since(s.at)
 	window := func(node string) time.Duration {
 		if b, ok := back[node]; ok {
 			return b
