@@ -50,7 +50,9 @@ func (c *cluster) silenceNodes(t *testing.T, nodes ...string) {
 	t.Helper()
 	s := &silence{snapshots: map[string][]byte{}, nodes: nodes, back: map[string]time.Time{}}
 	start := time.Now()
-	defer func() { t.Logf("snapshots (%s) took %v", strings.Join(slices.Sorted(maps.Keys(s.snapshots)), ", "), s.at.Sub(start).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("snapshots (%s) took %v", strings.Join(slices.Sorted(maps.Keys(s.snapshots)), ", "), s.at.Sub(start).Round(time.Millisecond))
+	}()
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
 		out, err := c.kubectlSnapshot(kubectl)
 		if err != nil {
