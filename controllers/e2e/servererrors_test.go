@@ -39,14 +39,22 @@ const (
 
 // faultPlan is the answers the proxy gives, in order, to the first writes of
 // each kind instead of passing them on: kube-apiserver's internal error and
-// unavailability, and for deletes also a conflict first.
+// unavailability, and for deletes also a conflict first. A lost answer
+// (answerLost) passes the write on and answers 500 once it is done, as when
+// the connection fails after the server wrote.
 var faultPlan = map[string][]int{
 	writeDisruptionPatch: {http.StatusInternalServerError, http.StatusServiceUnavailable},
 	writePodDelete:       {http.StatusConflict, http.StatusInternalServerError, http.StatusServiceUnavailable},
-	writeNodeStatus:      {http.StatusInternalServerError, http.StatusServiceUnavailable},
-	writeNodeTaints:      {http.StatusServiceUnavailable, http.StatusInternalServerError},
-	writePodNotReady:     {http.StatusInternalServerError, http.StatusServiceUnavailable},
+	// Not answerLost: the status written, the monitor reads the node
+	// back, finds it Unknown already, sees no transition and never marks
+	// its pods not ready (as upstream's monitorNodeHealth does).
+	writeNodeStatus:  {http.StatusInternalServerError, http.StatusServiceUnavailable},
+	writeNodeTaints:  {http.StatusServiceUnavailable, http.StatusInternalServerError, answerLost},
+	writePodNotReady: {http.StatusInternalServerError, http.StatusServiceUnavailable},
 }
+
+// answerLost in a fault plan passes the write on, then answers 500.
+const answerLost = -http.StatusInternalServerError
 
 // faultProxy stands between our controllers and kube-apiserver: it passes
 // every request on (watches streamed) but answers the first writes of each
@@ -119,6 +127,10 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, next http
 	if code == 0 {
 		next.ServeHTTP(w, r)
 		return
+	}
+	if code == answerLost {
+		next.ServeHTTP(httptest.NewRecorder(), r)
+		code = http.StatusInternalServerError
 	}
 	reason := map[int]metav1.StatusReason{
 		http.StatusConflict:            metav1.StatusReasonConflict,
