@@ -303,6 +303,7 @@ func (c *cluster) checkPrediction(t *testing.T, tr *trace, prefix string) {
 		if !reflect.DeepEqual(p.Events, ref.Events) {
 			t.Errorf("whatif predicts otherwise from the %s snapshot than from the %s one", src, sources[0])
 		}
+		t.Logf("the %s snapshot is byte for byte the %s one: %v", src, sources[0], bytes.Equal(s.snapshots[src], s.snapshots[sources[0]]))
 	}
 	if ref.Config.MonitorPeriodSeconds != monitorPeriod.Seconds() || ref.Config.MonitorGracePeriodSeconds != gracePeriod.Seconds() {
 		t.Fatalf("whatif simulated %+v, not the controllers' settings", ref.Config)
