@@ -6,6 +6,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // scenario is one story told to a cluster; it asserts what the API server
@@ -113,6 +116,18 @@ func nodeGoesSilent(t *testing.T, c *cluster) {
 	c.createPod(t, ns, "default", "s2-1")
 	c.createPod(t, ns, "returns", "s2-2", tolerate(unreachable, ptr(int64(60))))
 	c.createPod(t, ns, "healthy", "s2-0")
+	// Taint eviction ignores PodDisruptionBudgets; this one is in the
+	// snapshot the whatif check takes, as kubectl get pdb lists it.
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "healthy", Namespace: ns},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: ptr(intstr.FromInt32(1)),
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "healthy"}},
+		},
+	}
+	if _, err := c.client.PolicyV1().PodDisruptionBudgets(ns).Create(c.ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 4 {
 		c.waitNoExecute(t, 20*time.Second, "s2-"+string(rune('0'+i)))
 	}
