@@ -47,6 +47,8 @@ type variant struct {
 	// faultPrefix, if set, puts the fault proxy between our controllers and
 	// kube-apiserver, faulting writes to the objects named with it.
 	faultPrefix string
+	// apiServerArgs are added to kube-apiserver's flags.
+	apiServerArgs []string
 }
 
 var (
@@ -111,7 +113,7 @@ func startCluster(t *testing.T, v variant) *cluster {
 	cp := framework.Start(t, framework.Options{ControllerManager: &framework.ControllerManager{
 		Controllers: controllers,
 		Args:        nodeLifecycleFlags,
-	}})
+	}, APIServerArgs: v.apiServerArgs})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c := &cluster{ControlPlane: cp, v: v, ctx: ctx, client: cp.Client, alive: map[string]bool{}, ours: map[string]*replica{}}
