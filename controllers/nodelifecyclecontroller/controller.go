@@ -223,9 +223,13 @@ func (c *Controller) pass(ctx context.Context) {
 	sortNodes(nodes)
 	c.known.update(c.api.recorder, nodes)
 
-	// A node's turn in the pass begins with the read of its Lease, and ends
-	// where the next node's begins or the pass returns: upstream times each
-	// node's turn (node_collector_update_node_health_duration_seconds).
+	// Upstream times each node's turn in the pass (judgement, status write,
+	// taints, pods: node_collector_update_node_health_duration_seconds). The
+	// Monitor reads a node's Lease first thing in its turn, node after node
+	// in the listing's order, so a turn runs from that read to the next
+	// node's, and the last one to the pass's return: it also holds the zone
+	// step, which calls the API only when the cluster enters the
+	// all-zones-down mode.
 	var turn time.Time
 	inTurn := false
 	endTurn := func(now time.Time) {
