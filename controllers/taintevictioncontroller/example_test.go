@@ -3,6 +3,7 @@ package taintevictioncontroller_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -77,13 +78,9 @@ func Example() {
 	case <-time.After(10 * time.Second):
 		fmt.Println("db was never vetoed")
 	}
-	waitGone(client, "web")
-	// batch's eviction waits on the fake clock; five minutes pass.
-	for deadline := time.Now().Add(10 * time.Second); !clock.HasWaiters() && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
-	clock.Step(5 * time.Minute)
-	waitGone(client, "batch")
+	waitGone(client, "web", func() {})
+	// Time passes a minute at a time until batch's five minutes are up.
+	waitGone(client, "batch", func() { clock.Step(time.Minute) })
 	cancel()
 	factory.Shutdown()
 	if err := <-done; err != nil {
@@ -94,11 +91,13 @@ func Example() {
 	for _, p := range left.Items {
 		fmt.Println("kept:", p.Name)
 	}
-	// Each deleted pod got upstream's event (twice when its pod and node
-	// events raced, as upstream's controller would record it).
+	// Each deleted pod got upstream's event before its deletion. (When a
+	// pod's and its node's add events race, upstream's controller may mark
+	// a pod twice, or cancel and schedule again a pod's eviction: only the
+	// distinct Marking events are printed.)
 	seen := map[string]bool{}
 	for len(recorder.Events) > 0 {
-		if e := <-recorder.Events; !seen[e] {
+		if e := <-recorder.Events; strings.Contains(e, "Marking for deletion") && !seen[e] {
 			seen[e] = true
 			fmt.Println("event:", e)
 		}
@@ -111,11 +110,13 @@ func Example() {
 	// event: Normal TaintManagerEviction Marking for deletion Pod default/batch
 }
 
-// waitGone waits, at most 10 s, for a pod to be deleted.
-func waitGone(client *fake.Clientset, name string) {
+// waitGone waits, at most 10 s, for a pod to be deleted, calling meanwhile
+// every millisecond.
+func waitGone(client *fake.Clientset, name string, meanwhile func()) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		if _, err := client.CoreV1().Pods("default").Get(context.Background(), name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 			return
 		}
+		meanwhile()
 	}
 }
