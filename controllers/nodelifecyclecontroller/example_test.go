@@ -8,10 +8,10 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	coordlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -72,24 +72,33 @@ func Example() {
 	// node-1 never heartbeats again; node-2 renews its Lease every 10 s.
 	// Time passes a second at a time until node-1 carries its NoExecute
 	// taint (for at most 10 minutes of fake time and 10 s of real time).
+	// tainted returns node-1 once it carries its NoExecute taint. (The
+	// example keeps that copy: the fake clientset keeps no resourceVersions,
+	// so a taint written at the same time as another may be lost there,
+	// where an API server would have the second writer retry.)
+	var node *v1.Node
 	tainted := func() bool {
 		n, err := client.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
-		return err == nil && slices.ContainsFunc(n.Spec.Taints, func(t v1.Taint) bool {
-			return t.Key == v1.TaintNodeUnreachable && t.Effect == v1.TaintEffectNoExecute
-		})
+		if err == nil && slices.ContainsFunc(n.Spec.Taints, func(t v1.Taint) bool { return t.Effect == v1.TaintEffectNoExecute }) {
+			node = n
+		}
+		return node != nil
 	}
-	leases := factory.Coordination().V1().Leases().Lister().Leases(v1.NamespaceNodeLease)
+	// node-1 never heartbeats again; node-2 renews its Lease every 10 s.
+	// Time passes a second at a time until node-1 is tainted (for at most
+	// 10 minutes of fake time and 10 s of real time).
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; i < 600 && !tainted() && time.Now().Before(deadline); i++ {
 		clock.Step(time.Second)
 		if i%10 == 9 {
-			renewed := clock.Now()
-			_, _ = client.CoordinationV1().Leases(v1.NamespaceNodeLease).Update(ctx, lease(renewed), metav1.UpdateOptions{})
-			for !leaseSeen(leases, renewed) && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond) // until the controller's cache has it
-			}
+			_, _ = client.CoordinationV1().Leases(v1.NamespaceNodeLease).Update(ctx, lease(clock.Now()), metav1.UpdateOptions{})
 		}
 		time.Sleep(time.Millisecond) // let the controller's goroutines see the tick
+		// Before time goes on, the controller's caches catch up with what
+		// it and the Lease renewal wrote.
+		for !caughtUp(ctx, client, factory) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	cancel()
 	factory.Shutdown()
@@ -97,14 +106,16 @@ func Example() {
 		fmt.Println(err)
 	}
 
-	node, _ := client.CoreV1().Nodes().Get(context.Background(), "node-1", metav1.GetOptions{})
-	fmt.Println("node-1 Ready:", node.Status.Conditions[0].Status)
-	var taints []string
-	for _, t := range node.Spec.Taints {
-		taints = append(taints, t.ToString())
+	if node == nil {
+		fmt.Println("node-1 never tainted NoExecute")
+		return
 	}
-	slices.Sort(taints)
-	fmt.Println("node-1 taints:", taints)
+	fmt.Println("node-1 Ready:", node.Status.Conditions[0].Status)
+	for _, t := range node.Spec.Taints {
+		if t.Effect == v1.TaintEffectNoExecute {
+			fmt.Println("node-1 taint:", t.ToString())
+		}
+	}
 	pod, _ := client.CoreV1().Pods("default").Get(context.Background(), "web", metav1.GetOptions{})
 	fmt.Println("web Ready:", pod.Status.Conditions[0].Status)
 	for len(recorder.Events) > 0 {
@@ -112,7 +123,7 @@ func Example() {
 	}
 	// Output:
 	// node-1 Ready: Unknown
-	// node-1 taints: [node.kubernetes.io/unreachable:NoExecute node.kubernetes.io/unreachable:NoSchedule]
+	// node-1 taint: node.kubernetes.io/unreachable:NoExecute
 	// web Ready: False
 	// event: Normal RegisteredNode Node node-1 event: Registered Node node-1 in Controller
 	// event: Normal RegisteredNode Node node-2 event: Registered Node node-2 in Controller
@@ -120,8 +131,20 @@ func Example() {
 	// event: Warning NodeNotReady Node is not ready
 }
 
-// leaseSeen reports whether the lease cache holds node-2's Lease renewed at t.
-func leaseSeen(leases coordlisters.LeaseNamespaceLister, t time.Time) bool {
-	l, err := leases.Get("node-2")
-	return err == nil && l.Spec.RenewTime.Time.Equal(t)
+// caughtUp reports whether the informers hold the objects of the example as
+// the fake API server does (which keeps no resourceVersions).
+func caughtUp(ctx context.Context, client *fake.Clientset, factory informers.SharedInformerFactory) bool {
+	same := equality.Semantic.DeepEqual
+	for _, name := range []string{"node-1", "node-2"} {
+		n, err1 := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		c, err2 := factory.Core().V1().Nodes().Lister().Get(name)
+		if err1 != nil || err2 != nil || !same(n.Spec, c.Spec) || !same(n.Status, c.Status) {
+			return false
+		}
+	}
+	p, err1 := client.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
+	cp, err2 := factory.Core().V1().Pods().Lister().Pods("default").Get("web")
+	l, err3 := client.CoordinationV1().Leases(v1.NamespaceNodeLease).Get(ctx, "node-2", metav1.GetOptions{})
+	cl, err4 := factory.Coordination().V1().Leases().Lister().Leases(v1.NamespaceNodeLease).Get("node-2")
+	return err1 == nil && err2 == nil && err3 == nil && err4 == nil && same(p.Status, cp.Status) && same(l.Spec, cl.Spec)
 }
