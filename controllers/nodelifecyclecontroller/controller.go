@@ -129,8 +129,10 @@ func New(cfg Config) (*Controller, error) {
 // never synced.
 func (c *Controller) Run(ctx context.Context) error {
 	defer c.startRecording(ctx)()
-	nodeQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_taint_node"})
-	podQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_pod"})
+	// Upstream's queues, under upstream's names.
+	nodeQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_controller"})
+	podQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller_pods", Clock: c.cfg.Clock})
 	defer nodeQueue.ShutDown()
 	defer podQueue.ShutDown()
 
@@ -330,22 +332,41 @@ func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedInte
 }
 
 // podWorker marks each queued pod not ready when its node is not ready
-// (upstream processPod).
-func (c *Controller) podWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+// (upstream processPod). A pod whose node is missing from the cache, or
+// whose marking failed, is queued again with backoff, as upstream does
+// (which never forgets a pod's failures, so neither does this).
+func (c *Controller) podWorker(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	for {
 		key, shutdown := q.Get()
 		if shutdown {
 			return
 		}
-		ns, name, _ := cache.SplitMetaNamespaceKey(key)
-		pod, err := c.cfg.Pods.Lister().Pods(ns).Get(name)
-		if err == nil {
-			if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
-				c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
-			}
+		if !c.podBound(ctx, key) {
+			q.AddRateLimited(key)
 		}
 		q.Done(key)
 	}
+}
+
+// podBound handles one queued pod; it returns false to retry it.
+func (c *Controller) podBound(ctx context.Context, key string) bool {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	pod, err := c.cfg.Pods.Lister().Pods(ns).Get(name)
+	if err != nil {
+		return true // gone
+	}
+	if _, ok := c.monitor.Probe(pod.Spec.NodeName); !ok {
+		return true // the node was never judged: its first pass marks the pod
+	}
+	if _, err := c.cfg.Nodes.Lister().Get(pod.Spec.NodeName); err != nil {
+		c.cfg.Logger.Info("pod bound to a node not in the cache", "pod", key, "node", pod.Spec.NodeName)
+		return false
+	}
+	if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
+		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
+		return false
+	}
+	return true
 }
 
 func taintKeys(ts []v1.Taint) []string {

@@ -24,6 +24,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/reference"
+	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -388,4 +389,51 @@ node_collector_zone_size{zone=""} 3
 	if err := testutil.GatherAndCompare(h.reg, strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestPodBoundRetries: a pod bound to a node the controller judged not ready
+// is marked not ready, its event recorded; a failed write is recorded too
+// and tried again after a backoff, as upstream does.
+func TestPodBoundRetries(t *testing.T) {
+	h := newHarness(t, readyNode("b", v1.ConditionTrue), readyPod("late", "b", v1.ConditionTrue))
+	h.c.pass(h.ctx)
+	h.clock.Step(time.Minute)
+	h.c.pass(h.ctx) // b turns Unknown; late is marked with it
+	h.eventually("late marked not ready", func() bool {
+		p, err := h.c.cfg.Pods.Lister().Pods("ns").Get("late")
+		return err == nil && p.Status.Conditions[0].Status == v1.ConditionFalse
+	})
+	h.rec.take()
+
+	// late is bound again, Ready: its first write fails.
+	if _, err := h.client.CoreV1().Pods("ns").UpdateStatus(h.ctx, readyPod("late", "b", v1.ConditionTrue), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("late ready again", func() bool {
+		p, err := h.c.cfg.Pods.Lister().Pods("ns").Get("late")
+		return err == nil && p.Status.Conditions[0].Status == v1.ConditionTrue
+	})
+	failPodStatus(h.client, "late", 1, apierrors.NewInternalError(fmt.Errorf("etcd is slow")))
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Clock: h.clock})
+	defer q.ShutDown()
+	worked := make(chan struct{})
+	go func() { h.c.podWorker(h.ctx, q); close(worked) }()
+	q.Add("ns/late")
+	marked := func() bool {
+		p, err := h.client.CoreV1().Pods("ns").Get(h.ctx, "late", metav1.GetOptions{})
+		return err == nil && p.Status.Conditions[0].Status == v1.ConditionFalse
+	}
+	for deadline := time.Now().Add(10 * time.Second); !marked(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("late never marked not ready")
+		}
+		h.clock.Step(10 * time.Millisecond) // the backoff's time passes
+	}
+	q.ShutDown()
+	<-worked
+	h.expectEvents("late bound to b",
+		`Pod ns/late (uid-late): Warning NodeNotReady "Node is not ready"`,
+		`Pod ns/late (uid-late): Warning NodeNotReady "Node is not ready"`,
+	)
 }
