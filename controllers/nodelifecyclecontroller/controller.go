@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -195,7 +196,8 @@ func (c *Controller) Run(ctx context.Context) error {
 
 // startRecording sets the recorder the controller's events go to, and
 // returns what stops it: Config.Recorder, or a broadcaster to the API server
-// that the returned func shuts down.
+// (which also logs each event at debug level, as upstream's does at its
+// verbosity 3) that the returned func shuts down.
 func (c *Controller) startRecording(ctx context.Context) (stop func()) {
 	if c.cfg.Recorder != nil {
 		c.api.recorder = c.cfg.Recorder
@@ -203,6 +205,11 @@ func (c *Controller) startRecording(ctx context.Context) (stop func()) {
 	}
 	b := record.NewBroadcaster(record.WithContext(ctx))
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.cfg.Client.CoreV1().Events("")})
+	b.StartEventWatcher(func(e *v1.Event) {
+		o := e.InvolvedObject
+		c.cfg.Logger.Debug("event", "object", o.Kind+" "+strings.TrimPrefix(o.Namespace+"/"+o.Name, "/"),
+			"type", e.Type, "reason", e.Reason, "message", e.Message)
+	})
 	c.api.recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: EventSource})
 	return b.Shutdown
 }

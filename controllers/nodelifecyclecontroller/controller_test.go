@@ -3,6 +3,7 @@ package nodelifecyclecontroller
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -279,14 +280,34 @@ func TestEvents(t *testing.T) {
 	)
 }
 
+// syncBuffer is a log destination safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // TestRunRecordsToTheAPI: without a Recorder, Run sends the events to the
-// API server as core/v1 Events with source node-controller, until it
-// returns.
+// API server as core/v1 Events with source node-controller, and logs them at
+// debug level, until it returns.
 func TestRunRecordsToTheAPI(t *testing.T) {
 	client := fake.NewClientset(readyNode("n", v1.ConditionTrue))
 	f := informers.NewSharedInformerFactory(client, 0)
+	var log syncBuffer
 	c, err := New(Config{Client: client, Nodes: f.Core().V1().Nodes(), Pods: f.Core().V1().Pods(),
-		Leases: f.Coordination().V1().Leases(), Clock: clocktesting.NewFakeClock(now)})
+		Leases: f.Coordination().V1().Leases(), Clock: clocktesting.NewFakeClock(now),
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,6 +323,12 @@ func TestRunRecordsToTheAPI(t *testing.T) {
 		l, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		if err == nil && len(l.Items) > 0 {
 			got = &l.Items[0]
+		}
+	}
+	const logged = `msg=event object="Node n" type=Normal reason=RegisteredNode message="Node n event: Registered Node n in Controller"`
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), logged); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no event logged within 10s; log:\n%s", log.String())
 		}
 	}
 	cancel()
