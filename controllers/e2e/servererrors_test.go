@@ -75,8 +75,9 @@ var (
 	uid      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 )
 
-// kind returns the write kind of a request and whether it concerns the
-// test's objects (the namespace or node name starts with prefix).
+// kind returns the write kind of a request to the test's objects (in a
+// namespace or on a node whose name starts with prefix), "" for any other
+// request.
 func (p *faultProxy) kind(r *http.Request, body []byte) string {
 	if m := podPath.FindStringSubmatch(r.URL.Path); m != nil && strings.HasPrefix(m[1], p.prefix) {
 		switch {
