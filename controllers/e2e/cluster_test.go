@@ -194,11 +194,16 @@ func (c *cluster) createNode(t *testing.T, name, zone string, ready v1.Condition
 	for k, v := range labels {
 		node.Labels[k] = v
 	}
+	// The status goes with the create, as a kubelet registers its node: a
+	// controller that saw the node between a bare create and a later status
+	// write would untaint and retaint it (the API server's admission adds
+	// not-ready:NoSchedule to every new node), a race of the harness that
+	// made the traces of two runs differ.
+	node.Status = nodeStatus(ready)
 	node, err := c.client.CoreV1().Nodes().Create(c.ctx, node, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.postStatus(t, name, ready)
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: v1.NamespaceNodeLease, OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: "v1", Kind: "Node", Name: name, UID: node.UID,
@@ -215,30 +220,40 @@ func (c *cluster) createNode(t *testing.T, name, zone string, ready v1.Condition
 // fresh heartbeat, and the resources pods need.
 func (c *cluster) postStatus(t *testing.T, name string, ready v1.ConditionStatus) {
 	t.Helper()
-	res := v1.ResourceList{v1.ResourceCPU: mustQuantity("4"), v1.ResourceMemory: mustQuantity("16Gi"), v1.ResourcePods: mustQuantity("110")}
 	err := retryConflict(func() error {
 		node, err := c.client.CoreV1().Nodes().Get(c.ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		now := metav1.Now()
-		node.Status.Capacity, node.Status.Allocatable = res, res
-		cond := v1.NodeCondition{Type: v1.NodeReady, Status: ready, Reason: "KubeletPosted", LastHeartbeatTime: now, LastTransitionTime: now}
+		fresh := nodeStatus(ready)
+		node.Status.Capacity, node.Status.Allocatable = fresh.Capacity, fresh.Allocatable
 		replaced := false
 		for i := range node.Status.Conditions {
 			if node.Status.Conditions[i].Type == v1.NodeReady {
-				node.Status.Conditions[i] = cond
+				node.Status.Conditions[i] = fresh.Conditions[0]
 				replaced = true
 			}
 		}
 		if !replaced {
-			node.Status.Conditions = append(node.Status.Conditions, cond)
+			node.Status.Conditions = append(node.Status.Conditions, fresh.Conditions[0])
 		}
 		_, err = c.client.CoreV1().Nodes().UpdateStatus(c.ctx, node, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// nodeStatus is what a kubelet posts: the Ready condition with a fresh
+// heartbeat, and the resources pods need.
+func nodeStatus(ready v1.ConditionStatus) v1.NodeStatus {
+	res := v1.ResourceList{v1.ResourceCPU: mustQuantity("4"), v1.ResourceMemory: mustQuantity("16Gi"), v1.ResourcePods: mustQuantity("110")}
+	now := metav1.Now()
+	return v1.NodeStatus{
+		Capacity:    res,
+		Allocatable: res,
+		Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: ready, Reason: "KubeletPosted", LastHeartbeatTime: now, LastTransitionTime: now}},
 	}
 }
 
