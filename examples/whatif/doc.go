@@ -44,6 +44,10 @@
 //     timeline is, byte for byte, the one of a pass every 5 s and 100 ms,
 //     and a zone of thousands of nodes down costs a few passes over the
 //     cluster, not two per node.
+//     kube-controller-manager's flags --node-monitor-period,
+//     --node-monitor-grace-period, --node-startup-grace-period and
+//     --node-eviction-rate (taint takes them too) replay a cluster that does
+//     not run those defaults.
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.

@@ -34,7 +34,7 @@ func embedded(t *testing.T) *snapshot {
 func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 	s := embedded(t)
 	t0 := s.t0()
-	m := newSim(s, t0)
+	m := newSim(s, t0, nodelifecycle.Config{})
 	m.silence("worker-a2")
 	m.run()
 	if got, want := m.unknownAt["worker-a2"], t0.Add(55*time.Second); !got.Equal(want) {
@@ -57,7 +57,7 @@ func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 func TestSimDoesNotModifySnapshot(t *testing.T) {
 	s := embedded(t)
 	before := embedded(t)
-	m := newSim(s, s.t0())
+	m := newSim(s, s.t0(), nodelifecycle.Config{})
 	for _, n := range []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"} {
 		m.silence(n)
 	}
@@ -279,7 +279,7 @@ func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
 				t.Skip("minutes under the race detector")
 			}
 			sim := func(everyTick bool) *sim {
-				m := newSim(s, s.t0())
+				m := newSim(s, s.t0(), nodelifecycle.Config{})
 				m.everyTick = everyTick
 				for _, n := range nodes {
 					if m.byName[n] != nil {
@@ -322,7 +322,8 @@ func generated(t *testing.T, c gensnap.Config) *snapshot {
 // small one (no tainting), nodes already not ready, already Unknown, or
 // without a Ready condition and within their startup grace (which runs out
 // before the others' grace period), on generated clusters and on the small
-// snapshots of the golden files.
+// snapshots of the golden files, with the default settings and with shorter
+// periods and other eviction rates.
 func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 	large := gensnap.Config{Nodes: 180, Zones: 3, PodsPerNode: 2}
 	ls := generated(t, large)
@@ -367,24 +368,31 @@ func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 		name  string
 		s     *snapshot
 		nodes []string
+		kcm   settings
 	}{
-		{"one node", ls, lb[2:3]},
-		{"a whole zone", ls, lb},
-		{"two whole zones", ls, append(slices.Clone(la), lb...)},
-		{"every zone", ls, append(append(slices.Clone(la), lb...), lc...)},
-		{"most of a large zone", ls, la[:40]},
-		{"a whole zone and some of another", ls, append(slices.Clone(lc), la[:10]...)},
-		{"nodes not ready, Unknown, without Ready", ls, []string{gensnap.NodeName(51, 3), unknown, noReady}},
-		{"the node without Ready and a few others", ls, []string{noReady, lc[3], la[4]}},
-		{"a small cluster: one node", ss, sa[:1]},
-		{"a small cluster: most of a zone", ss, sa[:5]},
-		{"a small cluster: a whole zone", ss, sb},
-		{"embedded: most of a zone", es, []string{"worker-a1", "worker-a2", "worker-a3"}},
-		{"embedded: a whole zone", es, []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"}},
+		{"one node", ls, lb[2:3], settings{}},
+		{"a whole zone", ls, lb, settings{}},
+		{"two whole zones", ls, append(slices.Clone(la), lb...), settings{}},
+		{"every zone", ls, append(append(slices.Clone(la), lb...), lc...), settings{}},
+		{"most of a large zone", ls, la[:40], settings{}},
+		{"a whole zone and some of another", ls, append(slices.Clone(lc), la[:10]...), settings{}},
+		{"nodes not ready, Unknown, without Ready", ls, []string{gensnap.NodeName(51, 3), unknown, noReady}, settings{}},
+		{"the node without Ready and a few others", ls, []string{noReady, lc[3], la[4]}, settings{}},
+		{"a small cluster: one node", ss, sa[:1], settings{}},
+		{"a small cluster: most of a zone", ss, sa[:5], settings{}},
+		{"a small cluster: a whole zone", ss, sb, settings{}},
+		{"embedded: most of a zone", es, []string{"worker-a1", "worker-a2", "worker-a3"}, settings{}},
+		{"embedded: a whole zone", es, []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"}, settings{}},
 		{"embedded: every zone", es, []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4",
-			"worker-b1", "worker-b2", "worker-b3", "worker-b4", "worker-c1", "worker-c2", "worker-c3", "kind-control-plane"}},
-		{"kind: the control plane", ks, []string{"kind-control-plane"}},
-		{"kind: a worker", ks, []string{"kind-worker"}},
+			"worker-b1", "worker-b2", "worker-b3", "worker-b4", "worker-c1", "worker-c2", "worker-c3", "kind-control-plane"}, settings{}},
+		{"kind: the control plane", ks, []string{"kind-control-plane"}, settings{}},
+		{"kind: a worker", ks, []string{"kind-worker"}, settings{}},
+		{"short periods: a whole zone", ls, lb, settings{cfg: nodelifecycle.Config{
+			MonitorPeriod: time.Second, MonitorGracePeriod: 4 * time.Second, StartupGracePeriod: 10 * time.Second}}},
+		{"short periods: nodes not ready, Unknown, without Ready", ls, []string{gensnap.NodeName(51, 3), unknown, noReady, lc[3]},
+			settings{cfg: nodelifecycle.Config{MonitorPeriod: 2 * time.Second, MonitorGracePeriod: 7 * time.Second, StartupGracePeriod: 45 * time.Second}}},
+		{"eviction rate 0: a whole zone", ls, lb, settings{cfg: nodelifecycle.Config{StopEviction: true}}},
+		{"eviction rate 1: two whole zones", ls, append(slices.Clone(la), lb...), settings{cfg: nodelifecycle.Config{EvictionRate: 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if long[tc.name] && raceDetector {
@@ -397,7 +405,7 @@ func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 				}
 			}
 			render := func(skip bool) (table, js string, passes int) {
-				r, err := nodeDownTuned(tc.s.clone(), "snapshot", nodes, false, func(m *sim) {
+				r, err := nodeDownTuned(tc.s.clone(), "snapshot", tc.kcm, nodes, false, func(m *sim) {
 					m.everyPass, m.everyTick = !skip, !skip
 				})
 				if err != nil {
