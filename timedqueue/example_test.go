@@ -19,7 +19,8 @@ var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // goes away, the pending deletions are cancelled.
 func ExampleQueue() {
 	clk := testclock.NewFakeClock(start)
-	q := timedqueue.New(func(_ context.Context, pod types.NamespacedName, fireAt time.Time) error {
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[types.NamespacedName, struct{}]) error {
+		pod, fireAt := it.Key, it.FireAt
 		fmt.Printf("%5v delete %v (due %v)\n", clk.Since(start), pod, fireAt.Sub(start))
 		return nil
 	}, timedqueue.Options[types.NamespacedName]{Clock: clk, Workers: 1})
@@ -35,7 +36,7 @@ func ExampleQueue() {
 		{types.NamespacedName{Namespace: "db", Name: "postgres"}, time.Minute},
 	}
 	for _, p := range pods {
-		q.Add(p.pod, start, start.Add(p.tolerates))
+		q.Add(p.pod, struct{}{}, start, start.Add(p.tolerates))
 	}
 	_ = q.Idle(ctx)
 
@@ -61,15 +62,16 @@ func ExampleQueue() {
 // wins), Replace moves its fire time, and Get shows the stored item.
 func ExampleQueue_Replace() {
 	clk := testclock.NewFakeClock(start)
-	q := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
+		key, fireAt := it.Key, it.FireAt
 		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), key, fireAt.Sub(start))
 		return nil
 	}, timedqueue.Options[string]{Clock: clk, Workers: 1})
 	ctx := context.Background()
 
-	q.Add("ns/pod", start, start.Add(time.Minute))
-	fmt.Println("add again:", q.Add("ns/pod", start, start.Add(5*time.Second)))
-	fmt.Println("replace:", q.Replace("ns/pod", start, start.Add(5*time.Second)))
+	q.Add("ns/pod", struct{}{}, start, start.Add(time.Minute))
+	fmt.Println("add again:", q.Add("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
+	fmt.Println("replace:", q.Replace("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
 	it, _ := q.Get("ns/pod")
 	fmt.Println(it.Key, it.State, "due", it.FireAt.Sub(start))
 
@@ -91,7 +93,8 @@ func ExampleQueue_Replace() {
 func ExampleRetry() {
 	clk := testclock.NewFakeClock(start)
 	failures := 2
-	q := timedqueue.New(func(_ context.Context, key string, _ time.Time) error {
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
+		key := it.Key
 		if failures > 0 {
 			failures--
 			fmt.Printf("%v %s: fails\n", clk.Since(start), key)
@@ -104,7 +107,7 @@ func ExampleRetry() {
 	})
 	ctx := context.Background()
 
-	q.Add("ns/pod", start, start)
+	q.Add("ns/pod", struct{}{}, start, start)
 	for range 4 {
 		_ = q.Idle(ctx)
 		clk.Step(time.Second)
@@ -159,10 +162,10 @@ func ExampleRateLimited_SetRate() {
 
 // The heap alone: no goroutine, no clock; the caller says what time it is.
 func ExampleHeap() {
-	var h timedqueue.Heap[string]
-	h.Push("c", start, start.Add(3*time.Second))
-	h.Push("a", start, start.Add(time.Second))
-	h.Push("b", start, start.Add(time.Second))
+	var h timedqueue.Heap[string, struct{}]
+	h.Push("c", struct{}{}, start, start.Add(3*time.Second))
+	h.Push("a", struct{}{}, start, start.Add(time.Second))
+	h.Push("b", struct{}{}, start, start.Add(time.Second))
 	next, _ := h.NextAt()
 	fmt.Println("next at", next.Sub(start))
 	for {
