@@ -394,19 +394,20 @@ func (c *Controller) decideLocked(b evictBatch, pod *v1.Pod, tn *taintedNode, no
 	key := podKey(pod)
 	node, noExec := tn.name, tn.taints
 	d := tolerations.NoExecuteDecision(noExec, pod.Spec.Tolerations, c.opts)
-	it, queued := b.Get(key)
+	e := b.Entry(key)
+	it, queued := e.Get()
 	s := Scheduled{CreatedAt: it.CreatedAt, FireAt: it.FireAt, Running: it.State == timedqueue.Running}
 	a := reconcile(d, s, queued, now)
 	var cancelled, added bool
 	if a.Cancel && queued {
-		cancelled = b.Cancel(key)
+		cancelled = e.Cancel()
 	}
 	why := int32(-1)
 	if a.Add || c.observe != nil {
 		why = cause(noExec, pod.Spec.Tolerations, d, c.opts)
 	}
 	if a.Add {
-		added = b.Add(key, evictMeta{uid: pod.UID, cause: tn.cause(why)}, a.CreatedAt, a.FireAt)
+		added = e.Add(evictMeta{uid: pod.UID, cause: tn.cause(why)}, a.CreatedAt, a.FireAt)
 	}
 	if c.observe != nil {
 		o := &Outcome{Pod: key, Node: node, At: now, Decided: true, Decision: d, Action: a, Cancelled: cancelled, Added: added}
@@ -428,7 +429,7 @@ func (c *Controller) decideLocked(b evictBatch, pod *v1.Pod, tn *taintedNode, no
 // cancelLocked cancels the scheduled eviction of key, with upstream's
 // event when there was one.
 func (c *Controller) cancelLocked(b evictBatch, key types.NamespacedName, node string, evs []notice) []notice {
-	if !b.Cancel(key) {
+	if !b.Entry(key).Cancel() {
 		return evs
 	}
 	if c.observe != nil {

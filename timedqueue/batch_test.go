@@ -99,12 +99,12 @@ func TestQueueBatch(t *testing.T) {
 		e.q.Add("cancelled", "c", t0, t0.Add(time.Minute))
 		var got []bool
 		e.q.Batch(func(b Batch[string, string]) {
-			_, ok := b.Get("pending")
+			_, ok := b.Entry("pending").Get()
 			got = append(got, ok)
-			got = append(got, b.Add("pending", "again", t0, t0))
-			got = append(got, b.Add("due", "d", t0, t0))
-			got = append(got, b.Cancel("cancelled"))
-			got = append(got, b.Replace("pending", "p2", t0, t0.Add(time.Second)))
+			got = append(got, b.Entry("pending").Add("again", t0, t0))
+			got = append(got, b.Entry("due").Add("d", t0, t0))
+			got = append(got, b.Entry("cancelled").Cancel())
+			got = append(got, b.Entry("pending").Replace("p2", t0, t0.Add(time.Second)))
 			e.mu.Lock()
 			assert.Empty(t, e.runs, "nothing starts inside the batch")
 			e.mu.Unlock()
@@ -118,7 +118,7 @@ func TestQueueBatch(t *testing.T) {
 		e := newValueEnv(t)
 		e.q.Add("a", "", t0, t0.Add(time.Second))
 		e.q.Add("b", "", t0, t0.Add(2*time.Second))
-		e.q.Batch(func(b Batch[string, string]) { b.Cancel("a") })
+		e.q.Batch(func(b Batch[string, string]) { b.Entry("a").Cancel() })
 		assert.Empty(t, e.step(t, time.Second))
 		assert.Equal(t, []string{"b="}, e.step(t, time.Second))
 	})
@@ -126,8 +126,8 @@ func TestQueueBatch(t *testing.T) {
 		e := newValueEnv(t)
 		require.NoError(t, e.q.Shutdown(context.Background()))
 		e.q.Batch(func(b Batch[string, string]) {
-			assert.False(t, b.Add("k", "", t0, t0))
-			assert.False(t, b.Replace("k", "", t0, t0))
+			assert.False(t, b.Entry("k").Add("", t0, t0))
+			assert.False(t, b.Entry("k").Replace("", t0, t0))
 		})
 		assert.Equal(t, 0, e.q.Len())
 	})
@@ -135,7 +135,7 @@ func TestQueueBatch(t *testing.T) {
 		e := newValueEnv(t)
 		assert.Panics(t, func() {
 			e.q.Batch(func(b Batch[string, string]) {
-				b.Add("k", "v", t0, t0)
+				b.Entry("k").Add("v", t0, t0)
 				panic("boom")
 			})
 		})

@@ -88,7 +88,8 @@ func ExampleQueue_Replace() {
 }
 
 // Many operations under one lock: a node's pods are looked up and
-// scheduled in one Batch, which dispatches what is due once it ends.
+// scheduled in one Batch, which dispatches what is due once it ends; each
+// pod's Entry hashes its key once for all its operations.
 func ExampleQueue_Batch() {
 	clk := testclock.NewFakeClock(start)
 	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, string]) error {
@@ -100,11 +101,12 @@ func ExampleQueue_Batch() {
 
 	q.Batch(func(b timedqueue.Batch[string, string]) {
 		for _, pod := range []string{"ns/a", "ns/b", "ns/c"} {
-			if it, ok := b.Get(pod); ok {
+			e := b.Entry(pod) // hashes pod once for Get and Add
+			if it, ok := e.Get(); ok {
 				fmt.Println(pod, "already due in", it.FireAt.Sub(start))
 				continue
 			}
-			b.Add(pod, "no toleration", start, start)
+			e.Add("no toleration", start, start)
 		}
 	})
 	_ = q.Idle(ctx)

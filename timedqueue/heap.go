@@ -173,10 +173,6 @@ type Heap[K comparable, V any] struct {
 	// a new item for that key is held until the call returns. It is empty
 	// unless a running key was cancelled or added again.
 	busy map[K]int32
-
-	lastKey K      // the key last hashed, if tagged
-	lastTag uint32 // its tag
-	tagged  bool
 }
 
 // at returns slot s.
@@ -189,7 +185,8 @@ func (h *Heap[K, V]) Len() int { return len(h.elems) + h.held }
 // true; it reports false and changes nothing when key is already present.
 // O(log n).
 func (h *Heap[K, V]) Push(key K, value V, createdAt, fireAt time.Time) bool {
-	tag := h.grow(key)
+	tag := h.tag(key)
+	h.idx.reserve(1)
 	b, _, ok := h.find(key, tag)
 	if ok {
 		return false
@@ -251,8 +248,11 @@ func (h *Heap[K, V]) Remove(key K) (Item[K, V], bool) {
 }
 
 // Get returns the item stored for key. O(1).
-func (h *Heap[K, V]) Get(key K) (Item[K, V], bool) {
-	_, s, ok := h.find(key, h.tag(key))
+func (h *Heap[K, V]) Get(key K) (Item[K, V], bool) { return h.get(key, h.tag(key)) }
+
+// get is Get of key, whose tag is tag.
+func (h *Heap[K, V]) get(key K, tag uint32) (Item[K, V], bool) {
+	_, s, ok := h.find(key, tag)
 	if !ok {
 		return Item[K, V]{}, false
 	}
@@ -358,25 +358,14 @@ func (h *Heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
 	}
 }
 
-// grow makes room in the index for one more key and returns key's tag.
-func (h *Heap[K, V]) grow(key K) uint32 {
-	h.idx.reserve(1)
-	return h.tag(key)
-}
 
-// tag returns key's hash as the index uses it: its high 32 bits. The last
-// key's tag is remembered, so that a Get followed by an Add or Cancel of
-// the same key (a controller's usual step) hashes it once.
+
+// tag returns key's hash as the index uses it: its high 32 bits.
 func (h *Heap[K, V]) tag(key K) uint32 {
-	if h.tagged && key == h.lastKey {
-		return h.lastTag
-	}
 	if h.idx.seed == (maphash.Seed{}) { // a zero Heap
 		h.idx.seed = maphash.MakeSeed()
 	}
-	t := uint32(maphash.Comparable(h.idx.seed, key) >> 32)
-	h.lastKey, h.lastTag, h.tagged = key, t, true
-	return t
+	return uint32(maphash.Comparable(h.idx.seed, key) >> 32)
 }
 
 // unindex removes slot s's key from the index.
@@ -401,11 +390,11 @@ func (h *Heap[K, V]) start(now time.Time) (int32, Item[K, V], time.Time, bool) {
 	return e.slot, it, timeAt(e.due, time.UTC), true
 }
 
-// add pushes a new item for key as [Queue.Add] does: it reports false when
-// key is pending; when key's call is running, the new item is held until
-// the call returns. held reports that.
-func (h *Heap[K, V]) add(key K, value V, createdAt, fireAt time.Time) (s int32, ok, held bool) {
-	tag := h.grow(key)
+// add pushes a new item for key, whose tag is tag, as [Queue.Add] does: it
+// reports false when key is pending; when key's call is running, the new
+// item is held until the call returns. held reports that.
+func (h *Heap[K, V]) add(key K, tag uint32, value V, createdAt, fireAt time.Time) (s int32, ok, held bool) {
+	h.idx.reserve(1)
 	b, s, found := h.find(key, tag)
 	if found {
 		if h.at(s).pos != posRunning {
@@ -437,12 +426,12 @@ func (h *Heap[K, V]) releaseRunning(s int32) {
 	h.busy[sl.key] = s
 }
 
-// cancel removes key in whatever state it is: a pending or held item is
-// deleted, a running one is released (its slot stays with the running
-// call). It returns the state the key was in (0 if absent) and whether it
-// was the heap's head.
-func (h *Heap[K, V]) cancel(key K) (st State, head bool) {
-	b, s, ok := h.find(key, h.tag(key))
+// cancel removes key, whose tag is tag, in whatever state it is: a
+// pending or held item is deleted, a running one is released (its slot
+// stays with the running call). It returns the state the key was in (0 if
+// absent) and whether it was the heap's head.
+func (h *Heap[K, V]) cancel(key K, tag uint32) (st State, head bool) {
+	b, s, ok := h.find(key, tag)
 	if !ok {
 		return 0, false
 	}

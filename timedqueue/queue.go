@@ -87,12 +87,13 @@ func (q *Queue[K, V]) Name() string { return q.name }
 func (q *Queue[K, V]) Add(key K, value V, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return !q.closed && q.addLocked(key, value, createdAt, fireAt)
+	return !q.closed && q.addLocked(key, q.h.tag(key), value, createdAt, fireAt)
 }
 
-// addLocked adds a new item for key, as [Queue.Add] does on an open queue.
-func (q *Queue[K, V]) addLocked(key K, value V, createdAt, fireAt time.Time) bool {
-	s, ok, held := q.h.add(key, value, createdAt, fireAt)
+// addLocked adds a new item for key, whose tag is tag, as [Queue.Add] does
+// on an open queue.
+func (q *Queue[K, V]) addLocked(key K, tag uint32, value V, createdAt, fireAt time.Time) bool {
+	s, ok, held := q.h.add(key, tag, value, createdAt, fireAt)
 	if !ok {
 		return false
 	}
@@ -122,21 +123,21 @@ func (q *Queue[K, V]) headChangedLocked() {
 func (q *Queue[K, V]) Replace(key K, value V, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.replaceLocked(key, value, createdAt, fireAt)
+	return q.replaceLocked(key, q.h.tag(key), value, createdAt, fireAt)
 }
 
-func (q *Queue[K, V]) replaceLocked(key K, value V, createdAt, fireAt time.Time) bool {
+func (q *Queue[K, V]) replaceLocked(key K, tag uint32, value V, createdAt, fireAt time.Time) bool {
 	if q.closed {
 		return false
 	}
-	_, s, ok := q.h.find(key, q.h.tag(key))
+	_, s, ok := q.h.find(key, tag)
 	if !ok {
-		return q.addLocked(key, value, createdAt, fireAt)
+		return q.addLocked(key, tag, value, createdAt, fireAt)
 	}
 	sl := q.h.at(s)
 	switch {
 	case sl.pos == posRunning:
-		return q.addLocked(key, value, createdAt, fireAt)
+		return q.addLocked(key, tag, value, createdAt, fireAt)
 	case sl.fire == nanos(fireAt): // no change
 		return false
 	case sl.pos == posHeld: // not in the heap yet: only the value and times change
@@ -158,11 +159,11 @@ func (q *Queue[K, V]) replaceLocked(key K, value V, createdAt, fireAt time.Time)
 func (q *Queue[K, V]) Cancel(key K) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.cancelLocked(key)
+	return q.cancelLocked(key, q.h.tag(key))
 }
 
-func (q *Queue[K, V]) cancelLocked(key K) bool {
-	st, head := q.h.cancel(key)
+func (q *Queue[K, V]) cancelLocked(key K, tag uint32) bool {
+	st, head := q.h.cancel(key, tag)
 	if head && !q.armedForHeadLocked() { // the timer was set for the item just removed
 		q.headChangedLocked()
 	}
@@ -443,16 +444,15 @@ func (q *Queue[K, V]) run(s int32, it Item[K, V], start time.Time) {
 	}
 }
 
-// Batch is a [Queue] locked for a run of operations by [Queue.Batch].
-// Its methods act as the queue's methods of the same name; items that
-// become due start once the batch ends.
+// Batch is a [Queue] locked for a run of operations by [Queue.Batch]: it
+// hands out an [Entry] per key.
 type Batch[K comparable, V any] struct{ q *Queue[K, V] }
 
 // Batch calls f with the queue locked, so that the operations f makes
 // through b (as many as a node's pods need, say) take the lock once and
 // dispatch and set the timer once, when f returns. f must not call the
-// queue's own methods (it would wait for its own lock), and b must not be
-// used after f returns.
+// queue's own methods (it would wait for its own lock), and b and its
+// entries must not be used after f returns.
 func (q *Queue[K, V]) Batch(f func(b Batch[K, V])) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -467,18 +467,34 @@ func (q *Queue[K, V]) Batch(f func(b Batch[K, V])) {
 	f(Batch[K, V]{q})
 }
 
-// Get is [Queue.Get] within the batch.
-func (b Batch[K, V]) Get(key K) (Item[K, V], bool) { return b.q.h.Get(key) }
-
-// Add is [Queue.Add] within the batch.
-func (b Batch[K, V]) Add(key K, value V, createdAt, fireAt time.Time) bool {
-	return !b.q.closed && b.q.addLocked(key, value, createdAt, fireAt)
+// Entry returns key's entry in the batch. It hashes key once for all the
+// entry's operations: a Get followed by a Cancel and an Add, say, as a
+// controller's reconcile step makes them.
+func (b Batch[K, V]) Entry(key K) Entry[K, V] {
+	return Entry[K, V]{q: b.q, key: key, tag: b.q.h.tag(key)}
 }
 
-// Replace is [Queue.Replace] within the batch.
-func (b Batch[K, V]) Replace(key K, value V, createdAt, fireAt time.Time) bool {
-	return b.q.replaceLocked(key, value, createdAt, fireAt)
+// Entry is one key of a [Batch]. Its methods act as the queue's methods of
+// the same name on that key; items that become due start once the batch
+// ends.
+type Entry[K comparable, V any] struct {
+	q   *Queue[K, V]
+	key K
+	tag uint32
 }
 
-// Cancel is [Queue.Cancel] within the batch.
-func (b Batch[K, V]) Cancel(key K) bool { return b.q.cancelLocked(key) }
+// Get is [Queue.Get] of the entry's key.
+func (e Entry[K, V]) Get() (Item[K, V], bool) { return e.q.h.get(e.key, e.tag) }
+
+// Add is [Queue.Add] of the entry's key.
+func (e Entry[K, V]) Add(value V, createdAt, fireAt time.Time) bool {
+	return !e.q.closed && e.q.addLocked(e.key, e.tag, value, createdAt, fireAt)
+}
+
+// Replace is [Queue.Replace] of the entry's key.
+func (e Entry[K, V]) Replace(value V, createdAt, fireAt time.Time) bool {
+	return e.q.replaceLocked(e.key, e.tag, value, createdAt, fireAt)
+}
+
+// Cancel is [Queue.Cancel] of the entry's key.
+func (e Entry[K, V]) Cancel() bool { return e.q.cancelLocked(e.key, e.tag) }
