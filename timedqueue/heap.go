@@ -358,8 +358,6 @@ func (h *Heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
 	}
 }
 
-
-
 // tag returns key's hash as the index uses it: its high 32 bits.
 func (h *Heap[K, V]) tag(key K) uint32 {
 	if h.idx.seed == (maphash.Seed{}) { // a zero Heap
