@@ -45,7 +45,9 @@ type Config struct {
 	// UnhealthyZoneThreshold is --unhealthy-zone-threshold: the fraction of not-ready nodes
 	// (at least 3 of them) from which a zone is partially disrupted (0: 0.55).
 	UnhealthyZoneThreshold float32
-	// StopEviction sets EvictionRate to 0 (--node-eviction-rate=0): no zone ever taints.
+	// StopEviction sets EvictionRate to 0 (--node-eviction-rate=0). As upstream's, a zone's
+	// queue starts with a full bucket of one token that a rate of 0 never refills: the first
+	// node of each healthy zone is still tainted, then no other.
 	StopEviction bool
 	// StopSecondaryEviction sets SecondaryEvictionRate to 0: a partially disrupted zone
 	// never taints, however large.

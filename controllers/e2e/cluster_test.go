@@ -44,6 +44,11 @@ type variant struct {
 	name          string
 	taintEviction bool // ours instead of taint-eviction-controller
 	nodeLifecycle bool // ours instead of node-lifecycle-controller
+	// faultPrefix, if set, puts the fault proxy between our controllers and
+	// kube-apiserver, faulting writes to the objects named with it.
+	faultPrefix string
+	// apiServerArgs are added to kube-apiserver's flags.
+	apiServerArgs []string
 }
 
 var (
@@ -80,13 +85,20 @@ func ourPrograms(t *testing.T) string {
 // variant, our controllers.
 type cluster struct {
 	*framework.ControlPlane
-	v      variant
-	ours   map[string]*replica // by program and replica name
-	ctx    context.Context
-	client kubernetes.Interface
+	v    variant
+	ours map[string]*replica // by program and replica name
+	// ourKubeconfig is what our controllers reach the API server with:
+	// the cluster's, or the fault proxy's.
+	ourKubeconfig string
+	faults        *faultProxy
+	ctx           context.Context
+	client        kubernetes.Interface
 
 	mu    sync.Mutex
 	alive map[string]bool // nodes whose Lease the test renews
+
+	// silence is what NodeGoesSilent recorded for the whatif check.
+	silence *silence
 }
 
 func startCluster(t *testing.T, v variant) *cluster {
@@ -101,10 +113,15 @@ func startCluster(t *testing.T, v variant) *cluster {
 	cp := framework.Start(t, framework.Options{ControllerManager: &framework.ControllerManager{
 		Controllers: controllers,
 		Args:        nodeLifecycleFlags,
-	}})
+	}, APIServerArgs: v.apiServerArgs})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c := &cluster{ControlPlane: cp, v: v, ctx: ctx, client: cp.Client, alive: map[string]bool{}, ours: map[string]*replica{}}
+	c.ourKubeconfig = cp.Kubeconfig
+	if v.faultPrefix != "" {
+		c.faults = startFaultProxy(t, c, v.faultPrefix)
+		c.ourKubeconfig = c.faults.kubeconfig
+	}
 	if v.taintEviction {
 		c.ours["taint-eviction-controller-a"] = c.runOurs(t, "taint-eviction-controller", "a")
 	}
@@ -123,7 +140,7 @@ func (c *cluster) runOurs(t *testing.T, program, name string, args ...string) *r
 		t.Fatal(err)
 	}
 	args = append([]string{
-		"--kubeconfig=" + c.Kubeconfig,
+		"--kubeconfig=" + c.ourKubeconfig,
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port),
 		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms",
 	}, args...)
@@ -177,11 +194,16 @@ func (c *cluster) createNode(t *testing.T, name, zone string, ready v1.Condition
 	for k, v := range labels {
 		node.Labels[k] = v
 	}
+	// The status goes with the create, as a kubelet registers its node: a
+	// controller that saw the node between a bare create and a later status
+	// write would untaint and retaint it (the API server's admission adds
+	// not-ready:NoSchedule to every new node), a race of the harness that
+	// made the traces of two runs differ.
+	node.Status = nodeStatus(ready)
 	node, err := c.client.CoreV1().Nodes().Create(c.ctx, node, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.postStatus(t, name, ready)
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: v1.NamespaceNodeLease, OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: "v1", Kind: "Node", Name: name, UID: node.UID,
@@ -198,30 +220,40 @@ func (c *cluster) createNode(t *testing.T, name, zone string, ready v1.Condition
 // fresh heartbeat, and the resources pods need.
 func (c *cluster) postStatus(t *testing.T, name string, ready v1.ConditionStatus) {
 	t.Helper()
-	res := v1.ResourceList{v1.ResourceCPU: mustQuantity("4"), v1.ResourceMemory: mustQuantity("16Gi"), v1.ResourcePods: mustQuantity("110")}
 	err := retryConflict(func() error {
 		node, err := c.client.CoreV1().Nodes().Get(c.ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		now := metav1.Now()
-		node.Status.Capacity, node.Status.Allocatable = res, res
-		cond := v1.NodeCondition{Type: v1.NodeReady, Status: ready, Reason: "KubeletPosted", LastHeartbeatTime: now, LastTransitionTime: now}
+		fresh := nodeStatus(ready)
+		node.Status.Capacity, node.Status.Allocatable = fresh.Capacity, fresh.Allocatable
 		replaced := false
 		for i := range node.Status.Conditions {
 			if node.Status.Conditions[i].Type == v1.NodeReady {
-				node.Status.Conditions[i] = cond
+				node.Status.Conditions[i] = fresh.Conditions[0]
 				replaced = true
 			}
 		}
 		if !replaced {
-			node.Status.Conditions = append(node.Status.Conditions, cond)
+			node.Status.Conditions = append(node.Status.Conditions, fresh.Conditions[0])
 		}
 		_, err = c.client.CoreV1().Nodes().UpdateStatus(c.ctx, node, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// nodeStatus is what a kubelet posts: the Ready condition with a fresh
+// heartbeat, and the resources pods need.
+func nodeStatus(ready v1.ConditionStatus) v1.NodeStatus {
+	res := v1.ResourceList{v1.ResourceCPU: mustQuantity("4"), v1.ResourceMemory: mustQuantity("16Gi"), v1.ResourcePods: mustQuantity("110")}
+	now := metav1.Now()
+	return v1.NodeStatus{
+		Capacity:    res,
+		Allocatable: res,
+		Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: ready, Reason: "KubeletPosted", LastHeartbeatTime: now, LastTransitionTime: now}},
 	}
 }
 

@@ -14,13 +14,20 @@ import (
 // TestFaults runs our two controllers through failures: the leader of two
 // taint-eviction replicas is killed and the other takes over and evicts;
 // kube-apiserver is stopped and started again while nodes are silent and
-// evictions are due, and every eviction still happens, once.
+// evictions are due, and every eviction still happens, once. It runs beside
+// TestServerErrors, the other half of the faults.
 func TestFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel()
 	start := time.Now()
-	c := startCluster(t, ourBoth)
+	// kube-apiserver's graceful stop waits up to its request timeout (60 s)
+	// for the watches to end, so StopAPIServer would always kill it after
+	// 20 s; with 5 s (far above any request here) it exits by itself.
+	v := ourBoth
+	v.apiServerArgs = []string{"--request-timeout=5s"}
+	c := startCluster(t, v)
 	a := c.ours["taint-eviction-controller-a"]
 	b := c.runOurs(t, "taint-eviction-controller", "b")
 	ns := c.namespace(t, "s4")
@@ -60,10 +67,13 @@ func TestFaults(t *testing.T) {
 		c.createPod(t, ns, "forever", "s4-2", tolerate(unreachable, nil))
 		c.setAlive("s4-2", false)
 		c.waitNoExecute(t, 30*time.Second, "s4-2", unreachable)
+		stop := time.Now()
 		c.StopAPIServer()
+		restart := time.Now()
 		if err := c.StartAPIServer(); err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("kube-apiserver stopped in %v, ready again in %v", restart.Sub(stop).Round(100*time.Millisecond), time.Since(restart).Round(100*time.Millisecond))
 		c.waitEvicted(t, 40*time.Second, ns, "two")
 		c.waitEvicted(t, 40*time.Second, ns, "eight")
 		c.requirePresent(t, ns, "forever")

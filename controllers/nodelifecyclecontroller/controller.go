@@ -18,10 +18,17 @@
 // upstream's: UpdateStatus for nodes and pods, taints read-modify-written
 // with conflict retries.
 //
-// Not done: the legacy (pre-taint) pod deletion mode, and the
-// node_collector_update_node_health_duration_seconds histogram (the pass is
-// one call; node_collector_update_all_nodes_health_duration_seconds is
-// reported).
+// It records upstream's events, with upstream's source ([EventSource],
+// "node-controller"), through core/v1 Events: RegisteredNode and
+// RemovingNode on a node the controller starts or stops listing,
+// NodeNotReady on a node it turned not ready, and a Warning NodeNotReady on
+// every pod it marks not ready. Its metrics ([NewMetrics]) are upstream's
+// node_collector_* ones.
+//
+// One deliberate difference: a NoSchedule taint write that fails is retried
+// with backoff, where upstream drops it until the node next changes.
+//
+// Not done: the legacy (pre-taint) pod deletion mode.
 package nodelifecyclecontroller
 
 import (
@@ -29,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +47,10 @@ import (
 	coordinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -74,6 +83,10 @@ type Config struct {
 	// Settings are kube-controller-manager's node lifecycle flags; the zero
 	// value is its defaults.
 	Settings nodelifecycle.Config
+	// Recorder receives the controller's events; nil sends them to the API
+	// server (core/v1 Events) with EventSource as source, from Run's start
+	// to its return.
+	Recorder record.EventRecorder
 	// Metrics records zone and eviction metrics; nil records nothing.
 	Metrics *Metrics
 	// Logger receives the controller's log lines; nil discards them.
@@ -85,7 +98,9 @@ type Config struct {
 // Controller is the node lifecycle controller.
 type Controller struct {
 	cfg     Config
+	api     *api
 	monitor *nodelifecycle.Monitor
+	known   registry // the nodes the last pass listed; the pass loop's own
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -108,8 +123,8 @@ func New(cfg Config) (*Controller, error) {
 	if err := podindex.Add(pods); err != nil {
 		return nil, fmt.Errorf("node lifecycle: %w", err)
 	}
-	c := &Controller{cfg: cfg}
-	c.monitor = nodelifecycle.NewMonitor(&api{client: cfg.Client, clock: cfg.Clock}, cfg.Settings)
+	c := &Controller{cfg: cfg, api: &api{client: cfg.Client, clock: cfg.Clock}, known: registry{}}
+	c.monitor = nodelifecycle.NewMonitor(c.api, cfg.Settings)
 	return c, nil
 }
 
@@ -117,8 +132,12 @@ func New(cfg Config) (*Controller, error) {
 // started by the caller. Run returns nil when ctx ends, an error if the caches
 // never synced.
 func (c *Controller) Run(ctx context.Context) error {
-	nodeQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_taint_node"})
-	podQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_pod"})
+	defer c.startRecording(ctx)()
+	// Upstream's queues, under upstream's names.
+	nodeQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller", Clock: c.cfg.Clock})
+	podQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller_pods", Clock: c.cfg.Clock})
 	defer nodeQueue.ShutDown()
 	defer podQueue.ShutDown()
 
@@ -179,6 +198,26 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 }
 
+// startRecording sets the recorder the controller's events go to, and
+// returns what stops it: Config.Recorder, or a broadcaster to the API server
+// (which also logs each event at debug level, as upstream's does at its
+// verbosity 3) that the returned func shuts down.
+func (c *Controller) startRecording(ctx context.Context) (stop func()) {
+	if c.cfg.Recorder != nil {
+		c.api.recorder = c.cfg.Recorder
+		return func() {}
+	}
+	b := record.NewBroadcaster(record.WithContext(ctx))
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.cfg.Client.CoreV1().Events("")})
+	b.StartEventWatcher(func(e *v1.Event) {
+		o := e.InvolvedObject
+		c.cfg.Logger.Debug("event", "object", o.Kind+" "+strings.TrimPrefix(o.Namespace+"/"+o.Name, "/"),
+			"type", e.Type, "reason", e.Reason, "message", e.Message)
+	})
+	c.api.recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: EventSource})
+	return b.Shutdown
+}
+
 func enqueueNode(q workqueue.TypedInterface[string], obj any) {
 	if node, ok := obj.(*v1.Node); ok {
 		q.Add(node.Name)
@@ -188,17 +227,38 @@ func enqueueNode(q workqueue.TypedInterface[string], obj any) {
 // pass is one monitor pass over the caches.
 func (c *Controller) pass(ctx context.Context) {
 	start := c.cfg.Clock.Now()
+	defer func() { c.cfg.Metrics.passTook(c.cfg.Clock.Since(start)) }()
 	nodes, err := c.cfg.Nodes.Lister().List(labels.Everything())
 	if err != nil {
 		c.cfg.Logger.Error("listing nodes", "err", err)
 		return
 	}
-	slices.SortFunc(nodes, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
+	sortNodes(nodes)
+	c.known.update(c.api.recorder, nodes)
+
+	// Upstream times each node's turn in the pass (judgement, status write,
+	// taints, pods: node_collector_update_node_health_duration_seconds). The
+	// Monitor reads a node's Lease first thing in its turn, node after node
+	// in the listing's order, so a turn runs from that read to the next
+	// node's, and the last one to the pass's return: it also holds the zone
+	// step, which calls the API only when the cluster enters the
+	// all-zones-down mode.
+	var turn time.Time
+	inTurn := false
+	endTurn := func(now time.Time) {
+		if inTurn {
+			c.cfg.Metrics.nodeTook(now.Sub(turn))
+		}
+	}
+	pe := &passEvents{listed: map[string]bool{}, pods: map[string][]*v1.Pod{}}
 	leaseLister := c.cfg.Leases.Lister().Leases(v1.NamespaceNodeLease)
 	indexer := c.cfg.Pods.Informer().GetIndexer()
-	res, err := c.monitor.Pass(ctx, start, nodelifecycle.PassInput{
+	res, err := c.monitor.Pass(withPassEvents(ctx, pe), start, nodelifecycle.PassInput{
 		Nodes: nodes,
 		Lease: func(name string) *coordinationv1.Lease {
+			now := c.cfg.Clock.Now()
+			endTurn(now)
+			turn, inTurn = now, true
 			l, err := leaseLister.Get(name)
 			if err != nil {
 				return nil
@@ -207,12 +267,16 @@ func (c *Controller) pass(ctx context.Context) {
 		},
 		LeaseCacheRV: c.cfg.Leases.Informer().LastSyncResourceVersion(),
 		Pods: func(node string) ([]*v1.Pod, error) {
-			return podindex.PodsOn(indexer, node)
+			pods, err := podindex.PodsOn(indexer, node)
+			pe.listed[node] = err == nil
+			return pods, err
 		},
 	})
+	endTurn(c.cfg.Clock.Now())
 	if err != nil {
 		c.cfg.Logger.Error("monitor pass", "err", err)
 	}
+	pe.flush(c.api.recorder, res.Nodes)
 	for _, tw := range res.Taints {
 		if tw.Err == nil {
 			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
@@ -223,7 +287,7 @@ func (c *Controller) pass(ctx context.Context) {
 			c.cfg.Logger.Info("node not ready", "node", np.Node.Name, "pods marked not ready", len(np.PodsNotReady))
 		}
 	}
-	c.cfg.Metrics.pass(res, c.cfg.Clock.Since(start))
+	c.cfg.Metrics.zones(res, c.monitor.Queues())
 }
 
 // drainLoop drains the zone queues every 100 ms until ctx ends.
@@ -257,44 +321,76 @@ func (c *Controller) drainLoop(ctx context.Context) {
 }
 
 // noScheduleWorker keeps each queued node's NoSchedule taints in line with
-// its conditions (upstream doNoScheduleTaintingPass).
-func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+// its conditions (upstream doNoScheduleTaintingPass). A failed write is
+// queued again with backoff; upstream drops it (a TODO in its source) until
+// the node's next update, which a node that stopped posting may never have.
+func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	a := &api{client: c.cfg.Client, clock: c.cfg.Clock}
 	for {
 		name, shutdown := q.Get()
 		if shutdown {
 			return
 		}
-		node, err := c.cfg.Nodes.Lister().Get(name)
-		if err == nil {
-			add, remove := nodelifecycle.NoScheduleTaints(node)
-			if s := (nodelifecycle.Swap{Add: add, Remove: remove}); !s.Empty() {
-				if err := a.SwapTaints(ctx, name, s); err != nil {
-					c.cfg.Logger.Error("NoSchedule taints", "node", name, "err", err)
-				}
-			}
+		if err := c.noScheduleTaints(ctx, a, name); err != nil {
+			c.cfg.Logger.Error("NoSchedule taints, retrying", "node", name, "err", err)
+			q.AddRateLimited(name)
+		} else {
+			q.Forget(name)
 		}
 		q.Done(name)
 	}
 }
 
+// noScheduleTaints writes the NoSchedule taints the cached node's conditions
+// call for; a node gone from the cache needs none.
+func (c *Controller) noScheduleTaints(ctx context.Context, a *api, name string) error {
+	node, err := c.cfg.Nodes.Lister().Get(name)
+	if err != nil {
+		return nil
+	}
+	add, remove := nodelifecycle.NoScheduleTaints(node)
+	if s := (nodelifecycle.Swap{Add: add, Remove: remove}); !s.Empty() {
+		return a.SwapTaints(ctx, name, s)
+	}
+	return nil
+}
+
 // podWorker marks each queued pod not ready when its node is not ready
-// (upstream processPod).
-func (c *Controller) podWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+// (upstream processPod). A pod whose node is missing from the cache, or
+// whose marking failed, is queued again with backoff, as upstream does
+// (which never forgets a pod's failures, so neither does this).
+func (c *Controller) podWorker(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	for {
 		key, shutdown := q.Get()
 		if shutdown {
 			return
 		}
-		ns, name, _ := cache.SplitMetaNamespaceKey(key)
-		pod, err := c.cfg.Pods.Lister().Pods(ns).Get(name)
-		if err == nil {
-			if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
-				c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
-			}
+		if !c.podBound(ctx, key) {
+			q.AddRateLimited(key)
 		}
 		q.Done(key)
 	}
+}
+
+// podBound handles one queued pod; it returns false to retry it.
+func (c *Controller) podBound(ctx context.Context, key string) bool {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	pod, err := c.cfg.Pods.Lister().Pods(ns).Get(name)
+	if err != nil {
+		return true // gone
+	}
+	if _, ok := c.monitor.Probe(pod.Spec.NodeName); !ok {
+		return true // the node was never judged: its first pass marks the pod
+	}
+	if _, err := c.cfg.Nodes.Lister().Get(pod.Spec.NodeName); err != nil {
+		c.cfg.Logger.Info("pod bound to a node not in the cache", "pod", key, "node", pod.Spec.NodeName)
+		return false
+	}
+	if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
+		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
+		return false
+	}
+	return true
 }
 
 func taintKeys(ts []v1.Taint) []string {
@@ -309,6 +405,8 @@ func taintKeys(ts []v1.Taint) []string {
 type api struct {
 	client kubernetes.Interface
 	clock  clock.PassiveClock
+	// recorder receives the events of pods marked not ready; set by Run.
+	recorder record.EventRecorder
 }
 
 var _ nodelifecycle.API = (*api)(nil)
@@ -347,10 +445,16 @@ func (a *api) SwapTaints(ctx context.Context, name string, s nodelifecycle.Swap)
 	})
 }
 
+// UpdatePodStatus writes a pod marked not ready and, unless the pod is gone,
+// records its NodeNotReady event: upstream records it after the write,
+// whether the write succeeded or not.
 func (a *api) UpdatePodStatus(ctx context.Context, pod *v1.Pod) error {
 	_, err := a.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if a.recorder != nil {
+		podMarked(ctx, a.recorder, pod)
 	}
 	return err
 }

@@ -136,7 +136,7 @@ func New(cfg Config) (*Evictor, error) {
 		Clock:                                cfg.Clock,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pressureevictor: %w", err)
+		return nil, wrapped{err}
 	}
 	return &Evictor{cfg: cfg, manager: m, log: log, pending: map[types.UID]time.Time{}}, nil
 }

@@ -3,6 +3,7 @@ package pressureevictor
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/evictkit/eviction/thresholds"
 )
@@ -35,11 +36,11 @@ func ParseThresholds(f thresholds.Flags) ([]thresholds.Threshold, error) {
 	}
 	c, err := f.Apply(thresholds.Config{Hard: map[string]string{}})
 	if err != nil {
-		return nil, fmt.Errorf("pressureevictor: %w", err)
+		return nil, wrapped{err}
 	}
 	ts, err := thresholds.ParseConfig(c)
 	if err != nil {
-		return nil, fmt.Errorf("pressureevictor: %w", err)
+		return nil, wrapped{err}
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("pressureevictor: --eviction-soft %q and --eviction-hard %q: %w",
@@ -47,3 +48,21 @@ func ParseThresholds(f thresholds.Flags) ([]thresholds.Threshold, error) {
 	}
 	return ts, nil
 }
+
+// wrapped is an error of another package of the library returned as this
+// package's: it reads "pressureevictor: " and what that package said, its
+// own prefix left out, and unwraps to it, so errors.Is finds its sentinel.
+type wrapped struct{ err error }
+
+func (e wrapped) Error() string {
+	msg := e.err.Error()
+	for _, pkg := range []string{"thresholds: ", "nodepressure: "} {
+		if rest, ok := strings.CutPrefix(msg, pkg); ok {
+			msg = rest
+			break
+		}
+	}
+	return "pressureevictor: " + msg
+}
+
+func (e wrapped) Unwrap() error { return e.err }

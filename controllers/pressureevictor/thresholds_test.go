@@ -1,6 +1,7 @@
 package pressureevictor
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,12 @@ func TestParseThresholds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseThresholds(tc.f)
 			assert.ErrorIs(t, err, tc.want)
-			assert.ErrorContains(t, err, "pressureevictor: ")
+			// Prefixed once, by this package: the thresholds package's own
+			// prefix is left out.
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), "pressureevictor: "), err.Error())
+			assert.Equal(t, 1, strings.Count(err.Error(), "pressureevictor: "), err.Error())
+			assert.NotContains(t, err.Error(), "thresholds: ")
 		})
 	}
 }

@@ -67,15 +67,18 @@ func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, 
 		return false, err
 	} else if ok {
 		_, err := pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return false, nil // gone, or the UID in the patch no longer matches
+		if apierrors.IsNotFound(err) {
+			return false, nil
 		}
 		if err != nil {
+			// A conflict too is tried again: the next attempt's read tells a
+			// pod replaced under the name (the UID in the patch no longer
+			// matches: done) from a conflict that passes.
 			return false, err
 		}
 	}
 	err = pods.Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
 	// The delete of a pod already terminating changes nothing: it is not

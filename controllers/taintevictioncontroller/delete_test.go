@@ -130,6 +130,58 @@ func TestDeletePodRetries(t *testing.T) {
 	}
 }
 
+// A conflict on the delete or the status patch is tried again: the next
+// attempt's read finds the same pod (so the conflict passed) and deletes it,
+// or a pod of another UID under the name, which it leaves alone.
+func TestDeletePodConflicts(t *testing.T) {
+	conflict := func(resource string) clienttesting.ReactionFunc {
+		n := 0
+		return func(clienttesting.Action) (bool, runtime.Object, error) {
+			if n++; n == 1 {
+				return true, nil, apierrors.NewConflict(v1.Resource(resource), "p", errors.New("injected"))
+			}
+			return false, nil, nil
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		verb     string
+		replaced bool // the conflict is the pod replaced under its name
+		want     []string
+		deleted  bool
+	}{
+		{"delete conflict passes", "delete", false, []string{"get", "patch/status", "delete", "get", "delete"}, true},
+		{"patch conflict passes", "patch", false, []string{"get", "patch/status", "get", "patch/status", "delete"}, true},
+		{"pod replaced before the delete", "delete", true, []string{"get", "patch/status", "delete", "get"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(testPod("u1"))
+			react := conflict("pods")
+			client.PrependReactor(tc.verb, "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				handled, obj, err := react(a)
+				if handled && tc.replaced {
+					// Another pod took the name: the old one is gone.
+					if err := client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "p"); err != nil {
+						t.Fatal(err)
+					}
+					if err := client.Tracker().Add(testPod("u2")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return handled, obj, err
+			})
+			d := deleter{client: client, now: func() time.Time { return now }}
+			deleted, err := d.deletePod(context.Background(), eviction("u1"))
+			if err != nil || deleted != tc.deleted {
+				t.Fatalf("deletePod = %v, %v; want %v, nil", deleted, err, tc.deleted)
+			}
+			if got := verbs(client); !slices.Equal(got, tc.want) {
+				t.Errorf("actions = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestConditionPatchUnchanged(t *testing.T) {
 	pod := testPod("u1")
 	status, _ := tainteviction.DisruptedStatus(pod, now)

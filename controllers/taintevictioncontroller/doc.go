@@ -40,7 +40,10 @@
 //   - Retries: after upstream's five attempts 10 ms apart, upstream drops the
 //     eviction; here it is tried again with backoff (100 ms doubling to 5 s)
 //     until it succeeds, the pod is gone or the controller stops, so an API
-//     server outage loses no eviction.
+//     server outage loses no eviction. A conflict (409) on the status patch
+//     or the delete is retried too: the next attempt's read tells a pod
+//     replaced under the name (another UID, left alone) from a conflict
+//     that passed.
 //   - Latency metric: upstream observes time.Since(fireAt) multiplied by a
 //     second, a number of nanoseconds times 10⁹, so every deletion lands in
 //     the +Inf bucket; here the observation is in seconds.

@@ -39,6 +39,10 @@
 //     taints ([nodelifecycle.Monitor.Drain]); and the taint-eviction controller
 //     decides each pod ([tolerations.NoExecuteDecision],
 //     [tainteviction.Reconcile]).
+//     kube-controller-manager's flags --node-monitor-period,
+//     --node-monitor-grace-period, --node-startup-grace-period and
+//     --node-eviction-rate (taint takes them too) replay a cluster that does
+//     not run those defaults.
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.

@@ -48,6 +48,11 @@ Flags (before or after the scenario):
                 a snapshot of 10,000 nodes is fine. Default: the embedded snapshot
                 (12 nodes in 3 zones, 97 pods, 6 PodDisruptionBudgets).
   -o FORMAT     table (default) or json.
+  --node-monitor-period D, --node-monitor-grace-period D,
+  --node-startup-grace-period D, --node-eviction-rate R
+                (node-down, taint) kube-controller-manager's flags of the same
+                names, for a cluster that does not run their defaults (5s,
+                50s, 60s and 0.1 nodes/s).
   --signal S=A  (pressure, repeatable) the amount available for signal S: a
                 quantity (memory.available=200Mi) or a percentage of the
                 node's capacity (nodefs.available=8%); A/CAPACITY gives the
@@ -114,6 +119,7 @@ type cli struct {
 	signals []string
 	usage   string
 	summary string
+	kcm     settings // node-down and taint
 	set     map[string]bool
 }
 
@@ -134,6 +140,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 	fs.Func("signal", "", func(s string) error { c.signals = append(c.signals, s); return nil })
 	fs.StringVar(&c.usage, "usage", "", "")
 	fs.StringVar(&c.summary, "summary", "", "")
+	c.kcm.register(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -150,6 +157,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 		args = args[1:]
 	}
 	fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
+	c.kcm.record(fs)
 	if c.output != "table" && c.output != "json" {
 		return nil, nil, badInput("-o %q: want table or json", c.output)
 	}
@@ -173,6 +181,11 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	for _, f := range []string{"signal", "usage", "summary"} {
 		if c.set[f] && scenario != "pressure" {
 			return badInput("--%s only applies to pressure", f)
+		}
+	}
+	for _, f := range settingFlags {
+		if c.set[f] && scenario != "node-down" && scenario != "taint" {
+			return badInput("--%s only applies to node-down and taint", f)
 		}
 	}
 	switch scenario {
@@ -209,9 +222,9 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	var r report
 	switch scenario {
 	case "node-down":
-		r, err = nodeDown(s, source, rest, demo)
+		r, err = nodeDown(s, source, c.kcm, rest, demo)
 	case "taint":
-		r, err = taintNode(s, source, rest[0], rest[1])
+		r, err = taintNode(s, source, c.kcm, rest[0], rest[1])
 	case "pressure":
 		r, err = pressure(s, source, rest[0], pressureInput{signals: c.signals, usageFile: c.usage, summaryFile: c.summary}, stdin, c.file == "-")
 	case "preempt":

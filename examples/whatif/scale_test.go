@@ -68,9 +68,9 @@ func TestScale(t *testing.T) {
 				var err error
 				switch sc.name {
 				case "node-down-zone":
-					r, err = nodeDown(s.clone(), file, args[1:], false)
+					r, err = nodeDown(s.clone(), file, settings{}, args[1:], false)
 				case "taint":
-					r, err = taintNode(s.clone(), file, args[1], args[2])
+					r, err = taintNode(s.clone(), file, settings{}, args[1], args[2])
 				case "pressure":
 					r, err = pressure(s.clone(), file, args[1], pressureInput{signals: args[3:]}, nil, false)
 				case "preempt":

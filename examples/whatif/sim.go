@@ -130,9 +130,10 @@ type sim struct {
 	outcomes  map[string]outcome // per node, counted once the run is over
 }
 
-// newSim prepares a simulation of s starting at t0 with the v1.37 defaults.
-func newSim(s *snapshot, t0 time.Time) *sim {
-	cfg := nodelifecycle.Config{}.Effective()
+// newSim prepares a simulation of s starting at t0 with the node lifecycle
+// settings cfg (its zero value: the v1.37 defaults).
+func newSim(s *snapshot, t0 time.Time, cfg nodelifecycle.Config) *sim {
+	cfg = cfg.Effective()
 	m := &sim{
 		cfg:        cfg,
 		t0:         t0,

@@ -32,7 +32,7 @@ func embedded(t *testing.T) *snapshot {
 func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 	s := embedded(t)
 	t0 := s.t0()
-	m := newSim(s, t0)
+	m := newSim(s, t0, nodelifecycle.Config{})
 	m.silence("worker-a2")
 	m.run()
 	if got, want := m.unknownAt["worker-a2"], t0.Add(55*time.Second); !got.Equal(want) {
@@ -55,7 +55,7 @@ func TestSilentNodeMarkedUnknownAfterGrace(t *testing.T) {
 func TestSimDoesNotModifySnapshot(t *testing.T) {
 	s := embedded(t)
 	before := embedded(t)
-	m := newSim(s, s.t0())
+	m := newSim(s, s.t0(), nodelifecycle.Config{})
 	for _, n := range []string{"worker-a1", "worker-a2", "worker-a3", "worker-a4"} {
 		m.silence(n)
 	}
@@ -274,7 +274,7 @@ func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
 	for name, nodes := range cases {
 		t.Run(name, func(t *testing.T) {
 			sim := func(everyTick bool) *sim {
-				m := newSim(s, s.t0())
+				m := newSim(s, s.t0(), nodelifecycle.Config{})
 				m.everyTick = everyTick
 				for _, n := range nodes {
 					if m.byName[n] != nil {

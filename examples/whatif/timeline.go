@@ -167,7 +167,7 @@ func (r *timelineReport) writeTable(w io.Writer) error {
 }
 
 // nodeDown simulates the named nodes going silent at t0.
-func nodeDown(s *snapshot, source string, names []string, demo bool) (report, error) {
+func nodeDown(s *snapshot, source string, kcm settings, names []string, demo bool) (report, error) {
 	for _, name := range names {
 		if _, err := s.node(name); err != nil {
 			return nil, err
@@ -175,7 +175,7 @@ func nodeDown(s *snapshot, source string, names []string, demo bool) (report, er
 	}
 	names = slices.Compact(slices.Sorted(slices.Values(names)))
 	t0 := s.t0()
-	m := newSim(s, t0)
+	m := newSim(s, t0, kcm.cfg)
 	for _, name := range names {
 		m.silence(name)
 	}
@@ -189,12 +189,12 @@ func nodeDown(s *snapshot, source string, names []string, demo bool) (report, er
 	r := &timelineReport{scenario: "node-down", source: source, m: m, nodes: names}
 	r.header = fmt.Sprintf("What if %s %s heartbeating at t0 = %s, the latest heartbeat in %s (%s)?",
 		strings.Join(names, ", "), verb, stamp(t0), source, s.describe())
-	r.model = fmt.Sprintf("Model: kube-controller-manager v1.37.2 defaults. A monitor pass every %v (one at t0) "+
+	r.model = fmt.Sprintf("Model: kube-controller-manager v1.37.2 %s. A monitor pass every %v (one at t0) "+
 		"marks a node Unknown once it has been silent for more than %v; its zone then taints it "+
 		"unreachable:NoExecute at %s nodes/s (in a partially disrupted zone: %s if it has more than %d nodes, else 0; "+
 		"with every zone down: none), and taint eviction honours each pod's tolerationSeconds. "+
 		"The other nodes keep heartbeating.",
-		cfg.MonitorPeriod, cfg.MonitorGracePeriod, formatRate(cfg.EvictionRate), formatRate(cfg.SecondaryEvictionRate),
+		kcm.describe(), cfg.MonitorPeriod, cfg.MonitorGracePeriod, formatRate(cfg.EvictionRate), formatRate(cfg.SecondaryEvictionRate),
 		cfg.LargeClusterThreshold)
 	r.summary = nodeDownSummary(m, names)
 	if demo {
@@ -298,7 +298,7 @@ func nodeDownSummary(m *sim, names []string) []string {
 }
 
 // taintNode simulates `kubectl taint nodes NODE SPEC` at t0.
-func taintNode(s *snapshot, source, name, spec string) (report, error) {
+func taintNode(s *snapshot, source string, kcm settings, name, spec string) (report, error) {
 	node, err := s.node(name)
 	if err != nil {
 		return nil, err
@@ -314,17 +314,21 @@ func taintNode(s *snapshot, source, name, spec string) (report, error) {
 		return nil, badInput("taint %s on %s: %s", spec, name, strings.TrimPrefix(err.Error(), "taints: "))
 	}
 	t0 := s.t0()
-	m := newSim(s, t0)
+	m := newSim(s, t0, kcm.cfg)
 	m.start = func() { m.applyTaint(name, t) }
 	m.run()
 
 	r := &timelineReport{scenario: "taint", source: source, m: m, nodes: []string{name}, taint: taints.Format(t)}
 	r.header = fmt.Sprintf("What if node %s is tainted %s at t0 = %s, the latest heartbeat in %s (%s)?",
 		name, taints.Format(t), stamp(t0), source, s.describe())
-	r.model = "Model: kube-controller-manager v1.37.2. Its taint-eviction controller evicts at once every pod " +
+	version := "v1.37.2"
+	if len(kcm.given) > 0 {
+		version += " " + kcm.describe()
+	}
+	r.model = "Model: kube-controller-manager " + version + ". Its taint-eviction controller evicts at once every pod " +
 		"on the node that does not tolerate a NoExecute taint, and after tolerationSeconds those that tolerate it " +
 		"for a while; NoSchedule and PreferNoSchedule taints evict nothing. Its node lifecycle controller keeps " +
-		"managing the node's condition taints (a pass every 5s). The nodes keep heartbeating."
+		"managing the node's condition taints (a pass every " + m.cfg.MonitorPeriod.String() + "). The nodes keep heartbeating."
 	o := m.outcome(name)
 	if !taints.Exists(m.byName[name].Spec.Taints, &t) {
 		what := "at once, because the node's conditions do not call for it."

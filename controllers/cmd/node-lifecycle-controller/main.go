@@ -1,7 +1,8 @@
 // Command node-lifecycle-controller is a drop-in for kube-controller-
 // manager's node lifecycle controller: it marks silent nodes Unknown, marks
 // their pods not ready and taints them NoSchedule and NoExecute, rate-limited
-// per zone, with kube-controller-manager's flags and defaults. Run
+// per zone, with kube-controller-manager's flags and defaults, and records
+// its events (RegisteredNode, NodeNotReady, ...). Run
 // kube-controller-manager with --controllers=*,-node-lifecycle-controller
 // and one or more replicas of this program (they elect a leader on a Lease).
 //
@@ -58,6 +59,9 @@ func main() {
 		factory := informers.NewSharedInformerFactory(client, 0)
 		// Node Leases live in kube-node-lease; RBAC grants no other.
 		leases := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(v1.NamespaceNodeLease))
+		// No Recorder: Run records the events to the API server (source
+		// node-controller, as kube-controller-manager's) through a
+		// broadcaster it shuts down when it returns.
 		c, err := nodelifecyclecontroller.New(nodelifecyclecontroller.Config{
 			Client:   client,
 			Nodes:    factory.Core().V1().Nodes(),

@@ -96,20 +96,28 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// errorLine is the line the program prints for err: its name, then the
+// error, the package prefix of an error of package pressureevictor left out
+// (the program's name says as much), so that it reads
+// "pressure-evictor: eviction-soft ...".
+func errorLine(err error) string {
+	return pressureevictor.Name + ": " + strings.TrimPrefix(err.Error(), "pressureevictor: ")
+}
+
 func main() {
 	o, err := parse(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", pressureevictor.Name, err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(2)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	reg := prometheus.NewRegistry()
 	metrics, err := pressureevictor.NewMetrics(reg)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", pressureevictor.Name, err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
 	// One evictor per node: no leader election.
