@@ -173,6 +173,8 @@ type taintedNode struct {
 	causes []evictCause // causes[i] is taints[i]; the last one is no taint
 }
 
+// newTaintedNode returns the table entry of node name with the NoExecute
+// taints noExec.
 func newTaintedNode(name string, noExec []v1.Taint) *taintedNode {
 	tn := &taintedNode{name: name, taints: noExec, causes: make([]evictCause, len(noExec)+1)}
 	for i := range tn.causes {
@@ -487,10 +489,10 @@ func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts
 func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.NamespacedName, evictMeta]) error {
 	key, m := it.Key, it.Value
 	e := Eviction{Pod: key, UID: m.uid, CreatedAt: it.CreatedAt, FireAt: it.FireAt}
-	if c := m.cause; c != nil {
-		e.Node = c.node.name
-		if c.taint >= 0 {
-			e.Taint = c.node.taints[c.taint]
+	if why := m.cause; why != nil {
+		e.Node = why.node.name
+		if why.taint >= 0 {
+			e.Taint = why.node.taints[why.taint]
 		}
 	}
 	if c.policy != nil {
