@@ -116,16 +116,15 @@ const (
 
 // nanos returns t's wall-clock time as it is stored.
 func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return zeroNanos
-	}
 	switch s := t.Unix(); {
+	case s >= minSec && s <= maxSec:
+		return s*int64(time.Second) + int64(t.Nanosecond())
+	case t.IsZero():
+		return zeroNanos
 	case s < minSec:
 		return zeroNanos + 1
-	case s > maxSec:
-		return math.MaxInt64
 	}
-	return t.UnixNano()
+	return math.MaxInt64
 }
 
 // timeAt returns the stored time n in loc.
