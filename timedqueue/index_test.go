@@ -99,3 +99,20 @@ func TestStoredTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredTimesOrderAndRoundTrip: a time in range comes back equal, and
+// the stored form orders as the times do (clamping only merges the ends).
+func TestStoredTimesOrderAndRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sec := func(name string) time.Time {
+			return time.Unix(rapid.Int64Range(-70_000_000_000, 300_000_000_000).Draw(t, name), rapid.Int64Range(0, 999_999_999).Draw(t, name+"ns")).UTC()
+		}
+		a, b := sec("a"), sec("b")
+		if na, nb := nanos(a), nanos(b); a.Before(b) && na > nb || a.Equal(b) && na != nb {
+			t.Fatalf("nanos(%v) = %d, nanos(%v) = %d: out of order", a, na, b, nb)
+		}
+		if s := a.Unix(); s >= minSec && s <= maxSec && !timeAt(nanos(a), time.UTC).Equal(a) {
+			t.Fatalf("%v came back as %v", a, timeAt(nanos(a), time.UTC))
+		}
+	})
+}
