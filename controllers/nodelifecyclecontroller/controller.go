@@ -283,7 +283,7 @@ func (c *Controller) pass(ctx context.Context) {
 		}
 	}
 	for _, np := range res.Nodes {
-		if np.Health.BecameNotReady() {
+		if np.TurnedNotReady {
 			c.cfg.Logger.Info("node not ready", "node", np.Node.Name, "pods marked not ready", len(np.PodsNotReady))
 		}
 	}
