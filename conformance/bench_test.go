@@ -418,11 +418,11 @@ func BenchmarkTimedQueue(b *testing.B) {
 		benchAddCancel(b, add, cancel, n)
 	})
 	b.Run("items=1M/evictkit", func(b *testing.B) {
-		q := timedqueue.New(func(context.Context, string, time.Time) error { return nil }, timedqueue.Options[string]{})
+		q := timedqueue.New(func(context.Context, timedqueue.Item[string, struct{}]) error { return nil }, timedqueue.Options[string]{})
 		add := func() {
 			now := time.Now()
 			for _, k := range keys {
-				if !q.Add(k, now, now.Add(time.Hour)) {
+				if !q.Add(k, struct{}{}, now, now.Add(time.Hour)) {
 					b.Fatal("not added")
 				}
 			}

@@ -61,7 +61,7 @@ type queuePair struct {
 	upQ      *tainteviction.TimedWorkerQueue
 	upRuns   runLog
 	ourClock *testingclock.FakeClock
-	ourQ     *timedqueue.Queue[string]
+	ourQ     *timedqueue.Queue[string, struct{}]
 	ourRuns  runLog
 	history  []string
 }
@@ -79,8 +79,8 @@ func newQueuePair(t tester, opts ...timedqueue.Options[string]) *queuePair {
 		p.upRuns.add(args.KeyFromWorkArgs(), fireAt)
 		return nil
 	}, p.upClock)
-	p.ourQ = timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
-		p.ourRuns.add(key, fireAt)
+	p.ourQ = timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
+		p.ourRuns.add(it.Key, it.FireAt)
 		return nil
 	}, o)
 	return p
@@ -141,7 +141,7 @@ func TestTimedQueue(t *testing.T) {
 				p.history = append(p.history, fmt.Sprintf("Add(%s, +%v)", key, d))
 				wantAdded := p.upQ.GetWorkerUnsafe(key) == nil // nothing is running between operations
 				p.upQ.AddWork(context.Background(), workArgs(key), now, now.Add(d))
-				if got := p.ourQ.Add(key, now, now.Add(d)); got != wantAdded {
+				if got := p.ourQ.Add(key, struct{}{}, now, now.Add(d)); got != wantAdded {
 					p.fail("Add(%q): upstream adds %v, evictkit %v", key, wantAdded, got)
 				}
 			case 1:
@@ -152,7 +152,7 @@ func TestTimedQueue(t *testing.T) {
 				w := p.upQ.GetWorkerUnsafe(key)
 				wantReplaced := w == nil || !w.FireAt.Equal(now.Add(d))
 				p.upQ.UpdateWork(context.Background(), workArgs(key), now, now.Add(d))
-				if got := p.ourQ.Replace(key, now, now.Add(d)); got != wantReplaced {
+				if got := p.ourQ.Replace(key, struct{}{}, now, now.Add(d)); got != wantReplaced {
 					p.fail("Replace(%q): upstream reschedules %v, evictkit %v", key, wantReplaced, got)
 				}
 			case 2:
@@ -185,7 +185,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		p := newQueuePair(t)
 		now := p.upClock.Now()
 		p.upQ.AddWork(context.Background(), workArgs("ns/k"), now.Add(-400*time.Millisecond), now.Add(-200*time.Millisecond))
-		p.ourQ.Add("ns/k", now.Add(-400*time.Millisecond), now.Add(-200*time.Millisecond))
+		p.ourQ.Add("ns/k", struct{}{}, now.Add(-400*time.Millisecond), now.Add(-200*time.Millisecond))
 		p.settle()
 		if up, ours := len(p.upRuns.sorted()), len(p.ourRuns.sorted()); up != 0 || ours != 1 {
 			t.Fatalf("before any step: upstream ran %d (want 0), evictkit %d (want 1)", up, ours)
@@ -207,16 +207,16 @@ func TestTimedQueueDifferences(t *testing.T) {
 			upRuns.add(args.KeyFromWorkArgs(), fireAt)
 			return nil
 		}, upClock)
-		ourQ := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
+		ourQ := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
 			started <- "ours"
 			<-release
-			ourRuns.add(key, fireAt)
+			ourRuns.add(it.Key, it.FireAt)
 			return nil
 		}, timedqueue.Options[string]{Clock: ourClock})
 		now := gen.Epoch
 		// A timer-started item, running (blocked).
 		upQ.AddWork(context.Background(), workArgs("ns/k"), now, now.Add(time.Second))
-		ourQ.Add("ns/k", now, now.Add(time.Second))
+		ourQ.Add("ns/k", struct{}{}, now, now.Add(time.Second))
 		upClock.Step(time.Second)
 		ourClock.Step(time.Second)
 		<-started
@@ -232,7 +232,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		// A new item under the same key, then the first call returns.
 		now = now.Add(time.Second)
 		upQ.AddWork(context.Background(), workArgs("ns/k"), now, now.Add(time.Second))
-		ourQ.Add("ns/k", now, now.Add(time.Second))
+		ourQ.Add("ns/k", struct{}{}, now, now.Add(time.Second))
 		release <- struct{}{}
 		release <- struct{}{}
 		upQ.WaitRunning()
@@ -265,7 +265,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		fireAt := gen.Epoch.Add(time.Second)
 		for _, k := range keys {
 			p.upQ.AddWork(context.Background(), workArgs(k), gen.Epoch, fireAt)
-			p.ourQ.Add(k, gen.Epoch, fireAt)
+			p.ourQ.Add(k, struct{}{}, gen.Epoch, fireAt)
 		}
 		p.upClock.Step(time.Second)
 		p.ourClock.Step(time.Second)
@@ -284,7 +284,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 	t.Run("add after shutdown", func(t *testing.T) {
 		upQ := tainteviction.CreateWorkerQueueWithClock(func(context.Context, time.Time, *tainteviction.WorkArgs) error { return nil },
 			testingclock.NewFakeClock(gen.Epoch))
-		ourQ := timedqueue.New(func(context.Context, string, time.Time) error { return nil },
+		ourQ := timedqueue.New(func(context.Context, timedqueue.Item[string, struct{}]) error { return nil },
 			timedqueue.Options[string]{Clock: testingclock.NewFakeClock(gen.Epoch)})
 		upQ.CancelAndWait()
 		if err := ourQ.Shutdown(context.Background()); err != nil {
@@ -294,7 +294,7 @@ func TestTimedQueueDifferences(t *testing.T) {
 		if upQ.GetWorkerUnsafe("ns/k") == nil {
 			t.Fatal("upstream refused work after CancelAndWait; expected it to accept")
 		}
-		if ourQ.Add("ns/k", gen.Epoch, gen.Epoch.Add(time.Hour)) {
+		if ourQ.Add("ns/k", struct{}{}, gen.Epoch, gen.Epoch.Add(time.Hour)) {
 			t.Fatal("evictkit accepted work after Shutdown")
 		}
 	})

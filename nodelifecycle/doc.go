@@ -107,6 +107,10 @@
 //     (5 or 6 attempts, by timing).
 //   - [Monitor] writes the removal of both NoExecute taints as one [API.SwapTaints] call;
 //     upstream removes them one after the other (two patches).
+//   - A status write that turned a Ready node not ready but whose answer was lost (the
+//     server applied it, the call failed) still marks the node's pods not ready
+//     ([NodePass.TurnedNotReady]): the node read again shows the change. Upstream judges
+//     the node read again as already not ready, sees no transition, and never marks them.
 //   - Nil nodes and pods are tolerated where upstream would panic.
 //   - [ZoneRate] returns rates as numbers; the token bucket and its SwapLimiter quirks belong
 //     to package timedqueue.

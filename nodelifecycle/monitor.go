@@ -132,6 +132,11 @@ type NodePass struct {
 	Counted bool
 	// Enqueued reports that the node was added to its zone's queue this pass.
 	Enqueued bool
+	// TurnedNotReady reports that this pass turned a Ready node not ready: the last
+	// judgement's [Health.BecameNotReady], or an earlier attempt's whose status write failed
+	// though the node, read again, shows it applied (its answer was lost). The pass then marks
+	// the node's pods not ready.
+	TurnedNotReady bool
 	// PodsNotReady are the pods whose Ready condition this pass set to False, as written.
 	PodsNotReady []*v1.Pod
 	// Err joins the errors met on this node: a skipped judgement, failed writes, a failed pod
@@ -330,6 +335,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 	}
 	breaker := !m.cfg.DisableLeaseCircuitBreaker
 	var h Health
+	turning := false // a failed status write would have turned the node not ready
 	for attempt := 1; ; attempt++ {
 		if breaker && m.recorded != "" {
 			if LeaseCacheBehind(m.recorded, in.LeaseCacheRV) {
@@ -371,6 +377,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			break
 		}
 		m.save(name, h.Probe)
+		turning = turning || h.BecameNotReady()
 		np.Err = errors.Join(np.Err, fmt.Errorf("nodelifecycle: node %q: status write %d of %d: %w: %w", name, attempt, StatusAttempts, ErrCallFailed, err))
 		if attempt == StatusAttempts {
 			np.Health = h
@@ -395,8 +402,11 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 
 	m.noExecute(ctx, node, zone, h.Current, &np, res)
 
+	// A write whose answer was lost shows in the node read again: Ready no longer True
+	// there, and this judgement sees no change. Upstream then never marks the pods.
+	np.TurnedNotReady = h.BecameNotReady() || (turning && h.Observed.Status != v1.ConditionTrue && h.Current.Status != v1.ConditionTrue)
 	_, again := m.retry[name]
-	if h.BecameNotReady() || (again && h.Observed.Status != v1.ConditionTrue) {
+	if np.TurnedNotReady || (again && h.Observed.Status != v1.ConditionTrue) {
 		var pods []*v1.Pod
 		if in.Pods != nil {
 			var err error

@@ -26,6 +26,7 @@ type fakeAPI struct {
 	pods   map[string]*v1.Pod
 
 	failStatus, failSwap, failPod, failLease  int // how many of the next calls fail
+	loseStatus                                int // how many of the next status writes apply, then fail
 	statusWrites, swaps, podWrites, leaseGets int
 }
 
@@ -68,6 +69,9 @@ func (a *fakeAPI) UpdateNodeStatus(_ context.Context, node *v1.Node) error {
 	n := a.nodes[node.Name].DeepCopy()
 	n.Status = node.Status
 	a.nodes[node.Name] = n
+	if fail(&a.loseStatus) {
+		return errAPI
+	}
 	return nil
 }
 
@@ -179,6 +183,36 @@ func TestMonitorStatusWriteRetries(t *testing.T) {
 			assert.Equal(t, !tc.counted, p.ReadyTransitionTime.Equal(t0), "a failed write saves the probe before the write")
 		})
 	}
+}
+
+// A status write that turns a node not ready, applied by the server but whose answer is
+// lost, still marks the node's pods not ready: the node read again is already Unknown, so
+// its judgement sees no change, and upstream, judging only that, never marks them.
+func TestMonitorLostStatusAnswerStillMarksPods(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.pods["p"] = readyPod("p", "n1")
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	_, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+
+	api.loseStatus = 1
+	res, err := m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.ErrorIs(t, err, errAPI)
+	assert.Equal(t, 1, api.statusWrites, "the node read again needs no second write")
+	np := res.Nodes[0]
+	assert.False(t, np.Health.BecameNotReady(), "upstream's test: the node read again is already Unknown")
+	assert.True(t, np.TurnedNotReady)
+	assert.Equal(t, v1.ConditionUnknown, np.Node.Status.Conditions[0].Status)
+	require.Len(t, np.PodsNotReady, 1)
+	assert.Equal(t, v1.ConditionFalse, podReady(api.pods["p"]))
+
+	// The next pass changes nothing more.
+	res, err = m.Pass(ctx, at(60*time.Second), api.input(nil))
+	require.NoError(t, err)
+	assert.False(t, res.Nodes[0].TurnedNotReady)
+	assert.Empty(t, res.Nodes[0].PodsNotReady)
 }
 
 // A queued node whose taint write fails stays queued (no tombstone) and is tainted by a later

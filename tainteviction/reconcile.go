@@ -60,8 +60,8 @@ func (a Action) String() string {
 // Upstream cannot see an eviction that started at once (its queue stores nil for it), so an
 // existing Running item whose FireAt is not after its CreatedAt counts as "nothing queued",
 // and upstream's add that follows is a no-op on the busy key: Reconcile returns a zero
-// Action. With these rules a controller on package timedqueue (Add(key, createdAt, fireAt)
-// bool, Cancel(key) bool, Get) reproduces upstream's schedule exactly; [Controller] is one.
+// Action. With these rules a controller on package timedqueue (Add(key, value, createdAt,
+// fireAt) bool, Cancel(key) bool, Get) reproduces upstream's schedule exactly; [Controller] is one.
 // Reconcile is pure.
 func Reconcile(d tolerations.Decision, existing *Scheduled, now time.Time) Action {
 	if existing == nil {
@@ -96,9 +96,10 @@ func reconcile(d tolerations.Decision, existing Scheduled, queued bool, now time
 	return Action{Cancel: true, Add: true, CreatedAt: existing.CreatedAt, FireAt: fireAt}
 }
 
-// Queue is the part of a timed queue that [ApplyAction] needs; *timedqueue.Queue[K]
-// satisfies it. On a timedqueue, an Add after the Cancel of a running eviction is held until
-// that eviction returns: the two never overlap (upstream runs them at once).
+// Queue is the part of a timed queue that [ApplyAction] needs. [Controller] applies the same
+// steps to its timedqueue.Batch, whose Add also stores the eviction's metadata. On a
+// timedqueue, an Add after the Cancel of a running eviction is held until that eviction
+// returns: the two never overlap (upstream runs them at once).
 type Queue[K any] interface {
 	// Add queues work for key unless key is taken, and reports whether it did.
 	Add(key K, createdAt, fireAt time.Time) bool

@@ -31,7 +31,7 @@ func newPerItemTimers(work func(context.Context, string, time.Time) error) *perI
 	return &perItemTimers{workers: map[string]*timerWorker{}, work: work}
 }
 
-func (p *perItemTimers) Add(key string, createdAt, fireAt time.Time) bool {
+func (p *perItemTimers) Add(key string, _ struct{}, createdAt, fireAt time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.workers[key]; ok {
@@ -77,7 +77,7 @@ func (p *perItemTimers) wait() { p.wg.Wait() }
 
 // scheduler is what the benchmarks drive: ours or the baseline.
 type scheduler interface {
-	Add(key string, createdAt, fireAt time.Time) bool
+	Add(key string, value struct{}, createdAt, fireAt time.Time) bool
 	Cancel(key string) bool
 }
 
@@ -105,7 +105,7 @@ func impls() []impl {
 	noop := func(context.Context, string, time.Time) error { return nil }
 	return []impl{
 		{"heap", func() (scheduler, func(), func()) {
-			q := New(noop, Options[string]{})
+			q := New(func(context.Context, Item[string, struct{}]) error { return nil }, Options[string]{})
 			return q, func() { _ = q.Idle(context.Background()) }, func() { _ = q.Shutdown(context.Background()) }
 		}},
 		{"per-item-timers", func() (scheduler, func(), func()) {
@@ -128,7 +128,7 @@ func runImpls(b *testing.B, f func(b *testing.B, im impl, n int)) {
 // fill adds keys far in the future, spread over an hour.
 func fill(s scheduler, keys []string, now time.Time) {
 	for i, k := range keys {
-		s.Add(k, now, now.Add(time.Hour+time.Duration(i)*time.Microsecond))
+		s.Add(k, struct{}{}, now, now.Add(time.Hour+time.Duration(i)*time.Microsecond))
 	}
 }
 
@@ -138,7 +138,7 @@ const benchBatch = 1024
 // not timed.
 func warmUp(s scheduler, keys []string, now time.Time) {
 	for _, k := range keys {
-		s.Add(k, now, now.Add(2*time.Hour))
+		s.Add(k, struct{}{}, now, now.Add(2*time.Hour))
 	}
 	for _, k := range keys {
 		s.Cancel(k)
@@ -165,7 +165,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			s.Add(batch[i], now, now.Add(2*time.Hour+time.Duration(i)))
+			s.Add(batch[i], struct{}{}, now, now.Add(2*time.Hour+time.Duration(i)))
 			if i++; i == benchBatch {
 				b.StopTimer()
 				for _, k := range batch {
@@ -185,7 +185,7 @@ func BenchmarkCancel(b *testing.B) {
 		refill := func() {
 			for j, k := range batch {
 				// Spread over the pending range, like real cancels.
-				s.Add(k, now, now.Add(time.Hour+time.Duration(j*n/benchBatch)*time.Microsecond))
+				s.Add(k, struct{}{}, now, now.Add(time.Hour+time.Duration(j*n/benchBatch)*time.Microsecond))
 			}
 		}
 		refill()
@@ -211,7 +211,7 @@ func BenchmarkAddFire(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			s.Add(batch[i], now, now)
+			s.Add(batch[i], struct{}{}, now, now)
 			if i++; i == benchBatch {
 				wait()
 				i = 0
@@ -273,7 +273,7 @@ func BenchmarkParallelAddCancel(b *testing.B) {
 				keys := pool[l*benchBatch : (l+1)*benchBatch]
 				i := 0
 				for pb.Next() {
-					s.Add(keys[i], now, now.Add(2*time.Hour))
+					s.Add(keys[i], struct{}{}, now, now.Add(2*time.Hour))
 					s.Cancel(keys[i])
 					i = (i + 1) % benchBatch
 				}
@@ -287,14 +287,14 @@ func BenchmarkParallelAddCancel(b *testing.B) {
 func BenchmarkHeapPushPop(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
-			var h Heap[int]
+			var h Heap[int, struct{}]
 			for i := range sz.n {
-				h.Push(i, t0, t0.Add(time.Duration(i)*time.Microsecond))
+				h.Push(i, struct{}{}, t0, t0.Add(time.Duration(i)*time.Microsecond))
 			}
 			b.ReportAllocs()
 			k := sz.n
 			for b.Loop() {
-				h.Push(k, t0, t0.Add(time.Duration(k)*time.Microsecond))
+				h.Push(k, struct{}{}, t0, t0.Add(time.Duration(k)*time.Microsecond))
 				h.PopDue(t0.Add(time.Duration(k) * time.Microsecond))
 				k++
 			}
@@ -352,7 +352,7 @@ func BenchmarkAddCancelRound(b *testing.B) {
 			round := func() {
 				now := time.Now()
 				for _, k := range keys {
-					if !s.Add(k, now, now.Add(time.Hour)) {
+					if !s.Add(k, struct{}{}, now, now.Add(time.Hour)) {
 						b.Fatal("not added")
 					}
 				}

@@ -17,6 +17,12 @@
 // Both are built on [Heap], a synchronous min-heap with no goroutine and no
 // clock of its own.
 //
+//	q := timedqueue.New(func(ctx context.Context, it timedqueue.Item[types.NamespacedName, Meta]) error {
+//		return evict(ctx, it.Key, it.Value) // it.FireAt, it.CreatedAt too
+//	}, timedqueue.Options[types.NamespacedName]{Clock: clk})
+//	q.Add(pod, meta, now, now.Add(toleration)) // q.Cancel(pod) when the taint goes
+//	defer q.Shutdown(ctx)
+//
 // # Guarantees
 //
 //   - One clock timer for a whole [Queue], set for the earliest pending item;
@@ -31,8 +37,15 @@
 //   - The first Add of a pending key wins; Cancel of a pending item means it
 //     never starts; a finished call removes only its own item (a newer item
 //     under the same key survives it).
-//   - The work function gets the item's original FireAt and never runs under
-//     the queue's lock, so it may call the queue's methods.
+//   - Each item carries a value of the caller's type V (struct{} for none),
+//     handed back by Get and to the work function: what an item needs
+//     beside its key lives in the queue, not in a side map.
+//   - The work function gets a copy of the item (its original FireAt, its
+//     value) and never runs under the queue's lock, so it may call the
+//     queue's methods.
+//   - [Queue.Batch] takes the lock once for many operations (a node's pods)
+//     and dispatches once at the end; its [Entry] hashes a key once for a
+//     Get, Cancel and Add in a row.
 //   - [Queue.Shutdown] drops what is pending, cancels the context handed to
 //     running calls and returns once they and the queue's goroutines are
 //     gone; [Queue.ShuttingDown] reports it.
@@ -50,13 +63,19 @@
 //
 // Add, Cancel and Replace are O(log n) on a 4-ary heap whose entries carry
 // their sort key inline; Get and Len are O(1). A pending item costs one slab
-// entry, one heap entry and one map entry, about 160 bytes with string keys,
-// and no allocation once the slab has grown. The storage is kept when the
-// queue empties, so draining and refilling it allocates nothing either; a
-// large queue that stays below a quarter of its peak (for as many removals
-// as the peak had items) gives the memory back, and [Queue.Shutdown] gives
-// it back at once unless a call is still running. [RateLimited] removes and
-// re-queues values in O(log n) through the same index.
+// entry (its key, stored once, its value, both times as int64 nanoseconds
+// and a location), a 16-byte heap entry and an 8-byte bucket of the key
+// index (a hash table of the heap's own; a Go map would store the key a
+// second time): about 88 bytes with string keys and no value, and no
+// allocation once the slab has grown. The slab grows by pages, so growing
+// copies nothing. The storage is kept when the queue empties, so draining
+// and refilling it allocates nothing either; a large queue that stays below
+// a quarter of its peak (for as many removals as the peak had items) gives
+// the memory back, and [Queue.Shutdown] gives it back at once unless a call
+// is still running. [RateLimited] removes and re-queues values in O(log n)
+// through the same index. Times are kept as wall-clock instants to the
+// nanosecond (see [Heap]): without monotonic readings, in FireAt's
+// location, clamped to the years 1678 to 2262.
 //
 // # Driving a Queue from a fake clock
 //

@@ -15,12 +15,13 @@ import (
 var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // A taint manager in miniature: when a node gets a NoExecute taint, each pod
-// is scheduled for deletion when its toleration runs out; when the taint
-// goes away, the pending deletions are cancelled.
+// is scheduled for deletion when its toleration runs out, with the node it
+// runs on as the item's value; when the taint goes away, the pending
+// deletions are cancelled.
 func ExampleQueue() {
 	clk := testclock.NewFakeClock(start)
-	q := timedqueue.New(func(_ context.Context, pod types.NamespacedName, fireAt time.Time) error {
-		fmt.Printf("%5v delete %v (due %v)\n", clk.Since(start), pod, fireAt.Sub(start))
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[types.NamespacedName, string]) error {
+		fmt.Printf("%5v delete %v from %s (due %v)\n", clk.Since(start), it.Key, it.Value, it.FireAt.Sub(start))
 		return nil
 	}, timedqueue.Options[types.NamespacedName]{Clock: clk, Workers: 1})
 	ctx := context.Background()
@@ -35,7 +36,7 @@ func ExampleQueue() {
 		{types.NamespacedName{Namespace: "db", Name: "postgres"}, time.Minute},
 	}
 	for _, p := range pods {
-		q.Add(p.pod, start, start.Add(p.tolerates))
+		q.Add(p.pod, "node-1", start, start.Add(p.tolerates))
 	}
 	_ = q.Idle(ctx)
 
@@ -51,8 +52,8 @@ func ExampleQueue() {
 	fmt.Println("pending:", q.Len())
 	_ = q.Shutdown(ctx)
 	// Output:
-	//    0s delete /no-namespace (due 0s)
-	//   10s delete web/frontend (due 5s)
+	//    0s delete /no-namespace from node-1 (due 0s)
+	//   10s delete web/frontend from node-1 (due 5s)
 	//   10s cancel db/postgres
 	// pending: 0
 }
@@ -61,15 +62,15 @@ func ExampleQueue() {
 // wins), Replace moves its fire time, and Get shows the stored item.
 func ExampleQueue_Replace() {
 	clk := testclock.NewFakeClock(start)
-	q := timedqueue.New(func(_ context.Context, key string, fireAt time.Time) error {
-		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), key, fireAt.Sub(start))
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
+		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), it.Key, it.FireAt.Sub(start))
 		return nil
 	}, timedqueue.Options[string]{Clock: clk, Workers: 1})
 	ctx := context.Background()
 
-	q.Add("ns/pod", start, start.Add(time.Minute))
-	fmt.Println("add again:", q.Add("ns/pod", start, start.Add(5*time.Second)))
-	fmt.Println("replace:", q.Replace("ns/pod", start, start.Add(5*time.Second)))
+	q.Add("ns/pod", struct{}{}, start, start.Add(time.Minute))
+	fmt.Println("add again:", q.Add("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
+	fmt.Println("replace:", q.Replace("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
 	it, _ := q.Get("ns/pod")
 	fmt.Println(it.Key, it.State, "due", it.FireAt.Sub(start))
 
@@ -86,25 +87,57 @@ func ExampleQueue_Replace() {
 	// still queued: false
 }
 
+// Many operations under one lock: a node's pods are looked up and
+// scheduled in one Batch, which dispatches what is due once it ends; each
+// pod's Entry hashes its key once for all its operations.
+func ExampleQueue_Batch() {
+	clk := testclock.NewFakeClock(start)
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, string]) error {
+		fmt.Printf("%v evict %s: %s\n", clk.Since(start), it.Key, it.Value)
+		return nil
+	}, timedqueue.Options[string]{Clock: clk, Workers: 1})
+	ctx := context.Background()
+	q.Add("ns/b", "tolerates 60 s", start, start.Add(time.Minute))
+
+	q.Batch(func(b timedqueue.Batch[string, string]) {
+		for _, pod := range []string{"ns/a", "ns/b", "ns/c"} {
+			e := b.Entry(pod) // hashes pod once for Get and Add
+			if it, ok := e.Get(); ok {
+				fmt.Println(pod, "already due in", it.FireAt.Sub(start))
+				continue
+			}
+			e.Add("no toleration", start, start)
+		}
+	})
+	_ = q.Idle(ctx)
+	fmt.Println("pending:", q.Len())
+	_ = q.Shutdown(ctx)
+	// Output:
+	// ns/b already due in 1m0s
+	// 0s evict ns/a: no toleration
+	// 0s evict ns/c: no toleration
+	// pending: 1
+}
+
 // Durable retries: the work fails twice, and the queue tries again after 1 s
 // and then 2 s on its clock.
 func ExampleRetry() {
 	clk := testclock.NewFakeClock(start)
 	failures := 2
-	q := timedqueue.New(func(_ context.Context, key string, _ time.Time) error {
+	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
 		if failures > 0 {
 			failures--
-			fmt.Printf("%v %s: fails\n", clk.Since(start), key)
+			fmt.Printf("%v %s: fails\n", clk.Since(start), it.Key)
 			return errors.New("apiserver unavailable")
 		}
-		fmt.Printf("%v %s: done\n", clk.Since(start), key)
+		fmt.Printf("%v %s: done\n", clk.Since(start), it.Key)
 		return nil
 	}, timedqueue.Options[string]{
 		Clock: clk, Workers: 1, Retry: timedqueue.Retry{MaxAttempts: 5, Initial: time.Second},
 	})
 	ctx := context.Background()
 
-	q.Add("ns/pod", start, start)
+	q.Add("ns/pod", struct{}{}, start, start)
 	for range 4 {
 		_ = q.Idle(ctx)
 		clk.Step(time.Second)
@@ -159,10 +192,10 @@ func ExampleRateLimited_SetRate() {
 
 // The heap alone: no goroutine, no clock; the caller says what time it is.
 func ExampleHeap() {
-	var h timedqueue.Heap[string]
-	h.Push("c", start, start.Add(3*time.Second))
-	h.Push("a", start, start.Add(time.Second))
-	h.Push("b", start, start.Add(time.Second))
+	var h timedqueue.Heap[string, struct{}]
+	h.Push("c", struct{}{}, start, start.Add(3*time.Second))
+	h.Push("a", struct{}{}, start, start.Add(time.Second))
+	h.Push("b", struct{}{}, start, start.Add(time.Second))
 	next, _ := h.NextAt()
 	fmt.Println("next at", next.Sub(start))
 	for {

@@ -3,6 +3,9 @@ package timedqueue
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
 	"time"
 )
 
@@ -28,11 +31,14 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// Item is a value copy of one scheduled key: changing it changes nothing in
-// the queue it came from.
-type Item[K comparable] struct {
+// Item is a value copy of one scheduled key and the value stored with it:
+// changing it changes nothing in the queue it came from.
+type Item[K comparable, V any] struct {
 	// Key identifies the item; keys compare with ==.
 	Key K
+	// Value is what the caller stored with the key; the queue only hands it
+	// back.
+	Value V
 	// CreatedAt is the time the caller passed to Add; the queue only hands it
 	// back.
 	CreatedAt time.Time
@@ -58,30 +64,37 @@ const (
 // its storage back.
 const shrinkAbove = 4096
 
+// The slab grows by pages of pageSize slots: growing it copies nothing, and
+// it holds at most one page it does not use.
+const (
+	pageShift = 8
+	pageSize  = 1 << pageShift
+	pageMask  = pageSize - 1
+)
+
 // slot holds one item's data in the slab; the heap orders slot numbers.
-type slot[K comparable] struct {
-	key       K
-	createdAt time.Time
-	fireAt    time.Time
-	pos       int32 // index in Heap.elems, or one of the pos* states
-	attempts  int32
+// Times are wall-clock nanoseconds (see [nanos]), both shown in loc.
+type slot[K comparable, V any] struct {
+	key      K
+	value    V
+	created  int64
+	fire     int64
+	loc      *time.Location // FireAt's location
+	pos      int32          // index in Heap.elems, or one of the pos* states
+	attempts int32
 }
 
 // elem is one heap entry: the sort key inline, so sifting never leaves the
 // elems array, and the slot it stands for.
 type elem struct {
-	sec  int64 // due time, Unix seconds (wall clock)
-	nsec int32 // due time, nanoseconds within sec
-	slot int32
-	seq  uint64 // push order: FIFO among equal due times
+	due  int64  // due time, wall-clock nanoseconds
+	slot int32  // the item's slot
+	seq  uint32 // push order: FIFO among equal due times
 }
 
 func (a elem) less(b elem) bool {
-	if a.sec != b.sec {
-		return a.sec < b.sec
-	}
-	if a.nsec != b.nsec {
-		return a.nsec < b.nsec
+	if a.due != b.due {
+		return a.due < b.due
 	}
 	return a.seq < b.seq
 }
@@ -89,38 +102,68 @@ func (a elem) less(b elem) bool {
 // compare orders elems as the heap does; a strict weak ordering, total
 // because seq is unique.
 func (a elem) compare(b elem) int {
-	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.seq, b.seq))
+	return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq))
 }
 
-// dueBy reports whether e is due at the wall time (sec, nsec).
-func (e elem) dueBy(sec int64, nsec int32) bool {
-	return e.sec < sec || (e.sec == sec && e.nsec <= nsec)
+// Times are kept as Unix nanoseconds. The zero Time is kept as zeroNanos,
+// and other times outside the int64 range (before 1678 or after 2262) are
+// clamped to its ends.
+const (
+	zeroNanos = math.MinInt64
+	minSec    = math.MinInt64/int64(time.Second) + 1
+	maxSec    = math.MaxInt64/int64(time.Second) - 1
+)
+
+// nanos returns t's wall-clock time as it is stored.
+func nanos(t time.Time) int64 {
+	switch s := t.Unix(); {
+	case s >= minSec && s <= maxSec:
+		return s*int64(time.Second) + int64(t.Nanosecond())
+	case t.IsZero():
+		return zeroNanos
+	case s < minSec:
+		return zeroNanos + 1
+	}
+	return math.MaxInt64
 }
 
-func wall(t time.Time) (int64, int32) { return t.Unix(), int32(t.Nanosecond()) }
+// timeAt returns the stored time n in loc.
+func timeAt(n int64, loc *time.Location) time.Time {
+	if n == zeroNanos {
+		return time.Time{}
+	}
+	return time.Unix(0, n).In(loc)
+}
 
 // Heap is a synchronous min-heap of keyed items ordered by fire time, then by
-// push order (FIFO among equal fire times). It has no goroutine and reads no
-// clock: the caller passes now to [Heap.PopDue]. [Queue] drives one.
+// push order (FIFO among equal fire times), each with a value of type V
+// (struct{} when there is none). It has no goroutine and reads no clock:
+// the caller passes now to [Heap.PopDue]. [Queue] drives one.
 //
-// Items live in a slab indexed by a key map; the heap array holds each
-// item's fire time inline and its slab index, and every slab entry records
-// its heap position, so Remove and Update are O(log n) fix-ups. Popped and
-// removed entries are cleared at once. Storage is kept when the heap
-// empties, so a heap that is drained and refilled does not grow it again; a
-// large heap that stays below a quarter of its peak for long gives it back.
+// Items live in a paged slab indexed by a hash table of its own, which
+// stores each key once (in the slab); the heap array holds each item's fire
+// time inline and its slab index, and every slab entry records its heap
+// position, so Remove and Update are O(log n) fix-ups. Popped and removed
+// entries are cleared at once. Storage is kept when the heap empties, so a
+// heap that is drained and refilled does not grow it again; a large heap
+// that stays below a quarter of its peak for long gives it back.
 //
 // Fire times compare on the wall clock (monotonic clock readings are
 // ignored), so items created from different clocks order consistently.
+// Times are kept to the nanosecond as wall-clock instants: CreatedAt and
+// FireAt come back without their monotonic clock reading, both in FireAt's
+// location, and times before the year 1678 or after 2262 (other than the
+// zero Time, which stays zero) come back clamped to that range.
 //
 // The zero Heap is empty and ready to use. A Heap is not safe for concurrent
 // use. It holds at most 2³¹−1 items.
-type Heap[K comparable] struct {
-	idx     map[K]int32 // key → slot, for pending and running slots
-	slots   []slot[K]
+type Heap[K comparable, V any] struct {
+	idx     index
+	pages   []*[pageSize]slot[K, V]
+	nslots  int32 // slots handed out so far: the used part of pages
 	free    []int32
 	elems   []elem
-	seq     uint64
+	seq     uint32
 	running int // slots in posRunning
 	held    int // slots in posHeld
 	lowUse  int // releases since the slab was last at least a quarter in use
@@ -131,123 +174,132 @@ type Heap[K comparable] struct {
 	busy map[K]int32
 }
 
+// at returns slot s.
+func (h *Heap[K, V]) at(s int32) *slot[K, V] { return &h.pages[s>>pageShift][s&pageMask] }
+
 // Len returns the number of pending items. O(1).
-func (h *Heap[K]) Len() int { return len(h.elems) + h.held }
+func (h *Heap[K, V]) Len() int { return len(h.elems) + h.held }
 
-// Push adds a pending item for key, due at fireAt, and reports true; it
-// reports false and changes nothing when key is already present.
+// Push adds a pending item for key with value, due at fireAt, and reports
+// true; it reports false and changes nothing when key is already present.
 // O(log n).
-func (h *Heap[K]) Push(key K, createdAt, fireAt time.Time) bool {
-	_, ok := h.push(key, createdAt, fireAt)
-	return ok
-}
-
-func (h *Heap[K]) push(key K, createdAt, fireAt time.Time) (int32, bool) {
-	if _, ok := h.idx[key]; ok {
-		return 0, false
-	}
-	return h.pushNew(key, createdAt, fireAt), true
-}
-
-// pushNew adds a pending item for key, which is absent.
-func (h *Heap[K]) pushNew(key K, createdAt, fireAt time.Time) int32 {
-	if h.idx == nil {
-		h.idx = make(map[K]int32)
-	}
-	s := h.alloc()
-	h.slots[s] = slot[K]{key: key, createdAt: createdAt, fireAt: fireAt}
-	h.idx[key] = s
-	h.pushElem(s, fireAt)
-	return s
-}
-
-// Update gives the pending item for key a new creation and fire time (its
-// place in FIFO order becomes that of a fresh push) and reports true;
-// it reports false when key is not pending. O(log n).
-func (h *Heap[K]) Update(key K, createdAt, fireAt time.Time) bool {
-	s, ok := h.idx[key]
-	if !ok || h.slots[s].pos < 0 {
+func (h *Heap[K, V]) Push(key K, value V, createdAt, fireAt time.Time) bool {
+	tag := h.tag(key)
+	h.idx.reserve(1)
+	b, _, ok := h.find(key, tag)
+	if ok {
 		return false
 	}
-	h.update(s, createdAt, fireAt)
+	h.pushNew(b, tag, key, value, createdAt, fireAt, false)
 	return true
 }
 
-// update gives pending slot s new times and re-positions it.
-func (h *Heap[K]) update(s int32, createdAt, fireAt time.Time) {
-	sl := &h.slots[s]
-	sl.createdAt, sl.fireAt, sl.attempts = createdAt, fireAt, 0
+// pushNew adds a new item for key, absent, whose index bucket is b: into
+// the heap, or held (posHeld) outside it.
+func (h *Heap[K, V]) pushNew(b int, tag uint32, key K, value V, createdAt, fireAt time.Time, held bool) int32 {
+	s := h.alloc()
+	sl := h.at(s)
+	*sl = slot[K, V]{key: key, value: value, created: nanos(createdAt), fire: nanos(fireAt), loc: fireAt.Location()}
+	h.idx.set(b, tag, s)
+	if held {
+		sl.pos = posHeld
+		h.held++
+	} else {
+		h.pushElem(s, sl.fire)
+	}
+	return s
+}
+
+// Update gives the pending item for key a new value and new creation and
+// fire times (its place in FIFO order becomes that of a fresh push) and
+// reports true; it reports false when key is not pending. O(log n).
+func (h *Heap[K, V]) Update(key K, value V, createdAt, fireAt time.Time) bool {
+	_, s, ok := h.find(key, h.tag(key))
+	if !ok || h.at(s).pos < 0 {
+		return false
+	}
+	h.update(s, value, createdAt, fireAt)
+	return true
+}
+
+// update gives pending slot s a new value and times and re-positions it.
+func (h *Heap[K, V]) update(s int32, value V, createdAt, fireAt time.Time) {
+	sl := h.at(s)
+	sl.value, sl.created, sl.fire, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), fireAt.Location(), 0
+	seq := h.nextSeq() // may renumber, and so move, the elems
 	i := int(sl.pos)
-	sec, nsec := wall(fireAt)
-	h.elems[i] = elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()}
+	h.elems[i] = elem{due: sl.fire, slot: s, seq: seq}
 	h.fix(i)
 }
 
 // Remove deletes the pending item for key and returns it; it reports false
 // when key is not pending. O(log n).
-func (h *Heap[K]) Remove(key K) (Item[K], bool) {
-	s, ok := h.idx[key]
-	if !ok || h.slots[s].pos < 0 {
-		return Item[K]{}, false
+func (h *Heap[K, V]) Remove(key K) (Item[K, V], bool) {
+	b, s, ok := h.find(key, h.tag(key))
+	if !ok || h.at(s).pos < 0 {
+		return Item[K, V]{}, false
 	}
 	it := h.item(s)
-	h.removeAt(int(h.slots[s].pos))
-	delete(h.idx, key)
+	h.removeAt(int(h.at(s).pos))
+	h.idx.remove(b)
 	h.release(s)
 	return it, true
 }
 
 // Get returns the item stored for key. O(1).
-func (h *Heap[K]) Get(key K) (Item[K], bool) {
-	s, ok := h.idx[key]
+func (h *Heap[K, V]) Get(key K) (Item[K, V], bool) { return h.get(key, h.tag(key)) }
+
+// get is Get of key, whose tag is tag.
+func (h *Heap[K, V]) get(key K, tag uint32) (Item[K, V], bool) {
+	_, s, ok := h.find(key, tag)
 	if !ok {
-		return Item[K]{}, false
+		return Item[K, V]{}, false
 	}
 	return h.item(s), true
 }
 
 // Peek returns the pending item that is due first. O(1).
-func (h *Heap[K]) Peek() (Item[K], bool) {
+func (h *Heap[K, V]) Peek() (Item[K, V], bool) {
 	if len(h.elems) == 0 {
-		return Item[K]{}, false
+		return Item[K, V]{}, false
 	}
 	return h.item(h.elems[0].slot), true
 }
 
 // NextAt returns the time at which the first pending item becomes due: its
 // FireAt, or its retry time while it waits for another attempt. O(1).
-func (h *Heap[K]) NextAt() (time.Time, bool) {
+func (h *Heap[K, V]) NextAt() (time.Time, bool) {
 	if len(h.elems) == 0 {
 		return time.Time{}, false
 	}
 	e := h.elems[0]
-	return time.Unix(e.sec, int64(e.nsec)).In(h.slots[e.slot].fireAt.Location()), true
+	return timeAt(e.due, h.at(e.slot).loc), true
 }
 
 // PopDue removes and returns the first pending item if it is due at now
 // (its due time is not after now); otherwise it reports false. O(log n).
-func (h *Heap[K]) PopDue(now time.Time) (Item[K], bool) {
+func (h *Heap[K, V]) PopDue(now time.Time) (Item[K, V], bool) {
 	if !h.headDue(now) {
-		return Item[K]{}, false
+		return Item[K, V]{}, false
 	}
 	s := h.elems[0].slot
 	it := h.item(s)
 	h.removeAt(0)
-	delete(h.idx, it.Key)
+	h.unindex(s)
 	h.release(s)
 	return it, true
 }
 
 // Clear removes every pending item. It keeps the storage, like a drain by
 // PopDue or Remove would. O(n).
-func (h *Heap[K]) Clear() {
+func (h *Heap[K, V]) Clear() {
 	for _, e := range h.elems {
-		delete(h.idx, h.slots[e.slot].key)
+		h.unindex(e.slot)
 		h.freeSlot(e.slot)
 	}
 	for k := range h.busy {
-		if s, ok := h.idx[k]; ok && h.slots[s].pos == posHeld {
-			delete(h.idx, k)
+		if b, s, ok := h.find(k, h.tag(k)); ok && h.at(s).pos == posHeld {
+			h.idx.remove(b)
 			h.freeSlot(s)
 			h.held--
 		}
@@ -257,32 +309,65 @@ func (h *Heap[K]) Clear() {
 	h.maybeShrink()
 }
 
-// headAt returns the due time of the first pending item as wall-clock
-// seconds and nanoseconds.
-func (h *Heap[K]) headAt() (sec int64, nsec int32, ok bool) {
+// headAt returns the due time of the first pending item, in nanoseconds.
+func (h *Heap[K, V]) headAt() (int64, bool) {
 	if len(h.elems) == 0 {
-		return 0, 0, false
+		return 0, false
 	}
-	return h.elems[0].sec, h.elems[0].nsec, true
+	return h.elems[0].due, true
 }
 
 // headDue reports whether the first pending item is due at now.
-func (h *Heap[K]) headDue(now time.Time) bool {
-	if len(h.elems) == 0 {
-		return false
-	}
-	sec, nsec := wall(now)
-	return h.elems[0].dueBy(sec, nsec)
+func (h *Heap[K, V]) headDue(now time.Time) bool {
+	return len(h.elems) > 0 && h.elems[0].due <= nanos(now)
 }
 
 // item builds the value copy of slot s.
-func (h *Heap[K]) item(s int32) Item[K] {
-	sl := &h.slots[s]
+func (h *Heap[K, V]) item(s int32) Item[K, V] {
+	sl := h.at(s)
 	st := Pending
 	if sl.pos < 0 && sl.pos != posHeld {
 		st = Running
 	}
-	return Item[K]{Key: sl.key, CreatedAt: sl.createdAt, FireAt: sl.fireAt, State: st, Attempts: int(sl.attempts)}
+	return Item[K, V]{
+		Key: sl.key, Value: sl.value,
+		CreatedAt: timeAt(sl.created, sl.loc), FireAt: timeAt(sl.fire, sl.loc),
+		State: st, Attempts: int(sl.attempts),
+	}
+}
+
+// find returns key's bucket and slot, or the empty bucket where key would
+// go and false.
+func (h *Heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
+	ix := &h.idx
+	if len(ix.buckets) == 0 {
+		return 0, 0, false
+	}
+	mask := len(ix.buckets) - 1
+	for b = int(tag) & mask; ; b = (b + 1) & mask {
+		e := ix.buckets[b]
+		if e == 0 {
+			return b, 0, false
+		}
+		if uint32(e>>32) == tag {
+			if s := int32(uint32(e)) - 1; h.at(s).key == key {
+				return b, s, true
+			}
+		}
+	}
+}
+
+// tag returns key's hash as the index uses it: its high 32 bits.
+func (h *Heap[K, V]) tag(key K) uint32 {
+	if h.idx.seed == (maphash.Seed{}) { // a zero Heap
+		h.idx.seed = maphash.MakeSeed()
+	}
+	return uint32(maphash.Comparable(h.idx.seed, key) >> 32)
+}
+
+// unindex removes slot s's key from the index.
+func (h *Heap[K, V]) unindex(s int32) {
+	h.idx.remove(h.idx.bucketOf(h.tag(h.at(s).key), s))
 }
 
 // The methods below serve Queue, which keeps running items in the same slab
@@ -290,54 +375,46 @@ func (h *Heap[K]) item(s int32) Item[K] {
 
 // start pops the first pending item if it is due at now and keeps its slot
 // (and its key) as running. due is the time the item was due at.
-func (h *Heap[K]) start(now time.Time) (int32, Item[K], time.Time, bool) {
+func (h *Heap[K, V]) start(now time.Time) (int32, Item[K, V], time.Time, bool) {
 	if !h.headDue(now) {
-		return 0, Item[K]{}, time.Time{}, false
+		return 0, Item[K, V]{}, time.Time{}, false
 	}
 	e := h.elems[0]
 	h.removeAt(0)
-	h.slots[e.slot].pos = posRunning
+	h.at(e.slot).pos = posRunning
 	h.running++
 	it := h.item(e.slot)
-	return e.slot, it, time.Unix(e.sec, int64(e.nsec)), true
+	return e.slot, it, timeAt(e.due, time.UTC), true
 }
 
-// add pushes a new item for key as [Queue.Add] does: it reports false when
-// key is pending; when key's call is running, the new item is held until
-// the call returns. held reports that.
-func (h *Heap[K]) add(key K, createdAt, fireAt time.Time) (s int32, ok, held bool) {
-	if s, ok := h.idx[key]; ok {
-		if h.slots[s].pos != posRunning {
+// add pushes a new item for key, whose tag is tag, as [Queue.Add] does: it
+// reports false when key is pending; when key's call is running, the new
+// item is held until the call returns. held reports that.
+func (h *Heap[K, V]) add(key K, tag uint32, value V, createdAt, fireAt time.Time) (s int32, ok, held bool) {
+	h.idx.reserve(1)
+	b, s, found := h.find(key, tag)
+	if found {
+		if h.at(s).pos != posRunning {
 			return 0, false, false
 		}
+		h.idx.remove(b)
 		h.releaseRunning(s)
-		return h.pushHeld(key, createdAt, fireAt), true, true
+		b, _, _ = h.find(key, tag)
+		return h.pushNew(b, tag, key, value, createdAt, fireAt, true), true, true
 	}
 	if len(h.busy) > 0 {
 		if _, ok := h.busy[key]; ok {
-			return h.pushHeld(key, createdAt, fireAt), true, true
+			return h.pushNew(b, tag, key, value, createdAt, fireAt, true), true, true
 		}
 	}
-	return h.pushNew(key, createdAt, fireAt), true, false
+	return h.pushNew(b, tag, key, value, createdAt, fireAt, false), true, false
 }
 
-// pushHeld stores a new item for key outside the heap, in posHeld.
-func (h *Heap[K]) pushHeld(key K, createdAt, fireAt time.Time) int32 {
-	if h.idx == nil {
-		h.idx = make(map[K]int32)
-	}
-	s := h.alloc()
-	h.slots[s] = slot[K]{key: key, createdAt: createdAt, fireAt: fireAt, pos: posHeld}
-	h.idx[key] = s
-	h.held++
-	return s
-}
-
-// releaseRunning detaches running slot s from its key: the call goes on,
-// and the key is free for a new item, which is held until the call returns.
-func (h *Heap[K]) releaseRunning(s int32) {
-	sl := &h.slots[s]
-	delete(h.idx, sl.key)
+// releaseRunning detaches running slot s, already out of the index, from
+// its key: the call goes on, and the key is free for a new item, which is
+// held until the call returns.
+func (h *Heap[K, V]) releaseRunning(s int32) {
+	sl := h.at(s)
 	sl.pos = posReleased
 	h.running--
 	if h.busy == nil {
@@ -346,23 +423,22 @@ func (h *Heap[K]) releaseRunning(s int32) {
 	h.busy[sl.key] = s
 }
 
-// cancel removes key in whatever state it is: a pending or held item is
-// deleted, a running one is released (its slot stays with the running
-// call). It returns the state the key was in (0 if absent) and whether it
-// was the heap's head.
-func (h *Heap[K]) cancel(key K) (st State, head bool) {
-	s, ok := h.idx[key]
+// cancel removes key, whose tag is tag, in whatever state it is: a
+// pending or held item is deleted, a running one is released (its slot
+// stays with the running call). It returns the state the key was in (0 if
+// absent) and whether it was the heap's head.
+func (h *Heap[K, V]) cancel(key K, tag uint32) (st State, head bool) {
+	b, s, ok := h.find(key, tag)
 	if !ok {
 		return 0, false
 	}
-	switch pos := h.slots[s].pos; {
+	h.idx.remove(b)
+	switch pos := h.at(s).pos; {
 	case pos >= 0:
-		delete(h.idx, key)
 		h.removeAt(int(pos))
 		h.release(s)
 		return Pending, pos == 0
 	case pos == posHeld:
-		delete(h.idx, key)
 		h.held--
 		h.release(s)
 		return Pending, false
@@ -375,10 +451,10 @@ func (h *Heap[K]) cancel(key K) (st State, head bool) {
 // released (then the key may belong to a newer item, which stays, and
 // which enters the heap now if it was held). It reports whether a held
 // item entered the heap.
-func (h *Heap[K]) finish(s int32) (promoted bool) {
-	sl := &h.slots[s]
+func (h *Heap[K, V]) finish(s int32) (promoted bool) {
+	sl := h.at(s)
 	if sl.pos == posRunning {
-		delete(h.idx, sl.key)
+		h.unindex(s)
 		h.running--
 	} else {
 		promoted = h.unbusy(sl.key)
@@ -389,22 +465,22 @@ func (h *Heap[K]) finish(s int32) (promoted bool) {
 
 // unbusy forgets the released call of key and moves the item held behind
 // it, if any, into the heap.
-func (h *Heap[K]) unbusy(key K) bool {
+func (h *Heap[K, V]) unbusy(key K) bool {
 	delete(h.busy, key)
-	t, ok := h.idx[key]
-	if !ok || h.slots[t].pos != posHeld {
+	_, t, ok := h.find(key, h.tag(key))
+	if !ok || h.at(t).pos != posHeld {
 		return false
 	}
 	h.held--
-	h.pushElem(t, h.slots[t].fireAt)
+	h.pushElem(t, h.at(t).fire)
 	return true
 }
 
 // retry puts running slot s back in the heap, due at due, and counts one
 // more failed attempt. A released slot is freed instead (and the item held
 // behind it enters the heap) and retry reports false.
-func (h *Heap[K]) retry(s int32, due time.Time) bool {
-	sl := &h.slots[s]
+func (h *Heap[K, V]) retry(s int32, due time.Time) bool {
+	sl := h.at(s)
 	if sl.pos != posRunning {
 		h.unbusy(sl.key)
 		h.release(s)
@@ -414,51 +490,54 @@ func (h *Heap[K]) retry(s int32, due time.Time) bool {
 	if sl.attempts < 1<<31-1 {
 		sl.attempts++
 	}
-	h.pushElem(s, due)
+	h.pushElem(s, nanos(due))
 	return true
 }
 
 // dropPending removes every pending item and, unless a running call holds
 // a slot, gives the storage back: nothing will be added again.
-func (h *Heap[K]) dropPending() {
+func (h *Heap[K, V]) dropPending() {
 	h.Clear()
 	h.compact()
 }
 
 // alloc returns a free slot number.
-func (h *Heap[K]) alloc() int32 {
+func (h *Heap[K, V]) alloc() int32 {
 	var s int32
 	if n := len(h.free); n > 0 {
 		s = h.free[n-1]
 		h.free = h.free[:n-1]
 	} else {
-		h.slots = append(h.slots, slot[K]{})
-		s = int32(len(h.slots) - 1)
+		if int(h.nslots) == len(h.pages)*pageSize {
+			h.pages = append(h.pages, new([pageSize]slot[K, V]))
+		}
+		s = h.nslots
+		h.nslots++
 	}
-	if h.lowUse > 0 && h.inUse() >= len(h.slots)/4 {
+	if h.lowUse > 0 && h.inUse() >= int(h.nslots)/4 {
 		h.lowUse = 0
 	}
 	return s
 }
 
 // release frees slot s and may shrink the storage.
-func (h *Heap[K]) release(s int32) {
+func (h *Heap[K, V]) release(s int32) {
 	h.freeSlot(s)
 	h.maybeShrink()
 }
 
 // freeSlot clears slot s, puts it on the free list and counts the release
 // if the slab is now less than a quarter in use.
-func (h *Heap[K]) freeSlot(s int32) {
-	h.slots[s] = slot[K]{pos: posFree}
+func (h *Heap[K, V]) freeSlot(s int32) {
+	*h.at(s) = slot[K, V]{pos: posFree}
 	h.free = append(h.free, s)
-	if h.inUse() < len(h.slots)/4 {
+	if h.inUse() < int(h.nslots)/4 {
 		h.lowUse++
 	}
 }
 
 // inUse returns the number of slots holding a pending or running item.
-func (h *Heap[K]) inUse() int { return len(h.slots) - len(h.free) }
+func (h *Heap[K, V]) inUse() int { return int(h.nslots) - len(h.free) }
 
 // maybeShrink compacts a large slab once it has been less than a quarter in
 // use for as many releases as it has entries. A queue that empties and
@@ -466,54 +545,75 @@ func (h *Heap[K]) inUse() int { return len(h.slots) - len(h.free) }
 // keeps its storage and does not regrow it; one that stays small gives its
 // peak's memory back. The rebuild copies fewer items than the releases that
 // paid for it, so the cost stays O(1) amortised.
-func (h *Heap[K]) maybeShrink() {
-	if h.lowUse < len(h.slots) || cap(h.slots) <= shrinkAbove {
+func (h *Heap[K, V]) maybeShrink() {
+	if h.lowUse < int(h.nslots) || len(h.pages)*pageSize <= shrinkAbove {
 		return
 	}
 	h.compact()
 }
 
-// compact moves the pending items into storage sized for twice their
-// number, or none when the heap is empty, and rebuilds the key map (a Go
-// map never shrinks). It does nothing while a running call holds a slot,
-// since the call refers to its slot by number; a later release tries again.
-func (h *Heap[K]) compact() {
+// compact moves the pending items into fresh storage sized for them, or
+// none when the heap is empty, and rebuilds the index. It does nothing
+// while a running call holds a slot, since the call refers to its slot by
+// number; a later release tries again.
+func (h *Heap[K, V]) compact() {
 	n := len(h.elems)
 	if h.inUse() != n {
 		return
 	}
 	h.lowUse = 0
 	if n == 0 {
-		h.slots, h.free, h.elems, h.idx = nil, nil, nil, nil
+		h.pages, h.nslots, h.free, h.elems, h.idx = nil, 0, nil, nil, index{seed: h.idx.seed}
 		return
 	}
-	slots := make([]slot[K], n, 2*n)
+	old := h.pages
+	oldAt := func(s int32) *slot[K, V] { return &old[s>>pageShift][s&pageMask] }
+	h.pages = make([]*[pageSize]slot[K, V], 0, (n+pageMask)/pageSize)
+	for range cap(h.pages) {
+		h.pages = append(h.pages, new([pageSize]slot[K, V]))
+	}
+	h.nslots, h.free = int32(n), nil
 	elems := make([]elem, n, 2*n)
-	idx := make(map[K]int32, n)
+	h.idx = index{seed: h.idx.seed}
+	h.idx.reserve(n)
 	for i, e := range h.elems {
-		slots[i] = h.slots[e.slot] // its pos is i already
+		sl := h.at(int32(i))
+		*sl = *oldAt(e.slot) // its pos is i already
 		e.slot = int32(i)
 		elems[i] = e
-		idx[slots[i].key] = int32(i)
+		tag := h.tag(sl.key)
+		b, _, _ := h.find(sl.key, tag)
+		h.idx.set(b, tag, int32(i))
 	}
-	h.slots, h.free, h.elems, h.idx = slots, nil, elems, idx
+	h.elems = elems
 }
 
-func (h *Heap[K]) nextSeq() uint64 {
+// nextSeq returns the push order of a new heap entry. When the counter
+// would wrap, the entries are renumbered in heap order first (a sorted
+// array is a heap), once every 2³² pushes.
+func (h *Heap[K, V]) nextSeq() uint32 {
+	if h.seq == math.MaxUint32 {
+		slices.SortFunc(h.elems, elem.compare)
+		for i := range h.elems {
+			h.elems[i].seq = uint32(i + 1)
+			h.at(h.elems[i].slot).pos = int32(i)
+		}
+		h.seq = uint32(len(h.elems))
+	}
 	h.seq++
 	return h.seq
 }
 
 // pushElem appends slot s to the heap, due at due; up records its position.
-func (h *Heap[K]) pushElem(s int32, due time.Time) {
-	sec, nsec := wall(due)
-	h.elems = append(h.elems, elem{sec: sec, nsec: nsec, slot: s, seq: h.nextSeq()})
+func (h *Heap[K, V]) pushElem(s int32, due int64) {
+	seq := h.nextSeq()
+	h.elems = append(h.elems, elem{due: due, slot: s, seq: seq})
 	h.up(len(h.elems) - 1)
 }
 
 // removeAt deletes heap entry i, clearing the vacated array slot. The last
 // entry moves into i; fix records its position.
-func (h *Heap[K]) removeAt(i int) {
+func (h *Heap[K, V]) removeAt(i int) {
 	last := len(h.elems) - 1
 	moved := h.elems[last]
 	h.elems[last] = elem{}
@@ -525,7 +625,7 @@ func (h *Heap[K]) removeAt(i int) {
 }
 
 // fix restores the heap order after entry i changed.
-func (h *Heap[K]) fix(i int) {
+func (h *Heap[K, V]) fix(i int) {
 	if !h.down(i) {
 		h.up(i)
 	}
@@ -536,14 +636,14 @@ func (h *Heap[K]) fix(i int) {
 const arity = 4
 
 // place puts e at heap index i and records i in e's slot.
-func (h *Heap[K]) place(i int, e elem) {
+func (h *Heap[K, V]) place(i int, e elem) {
 	h.elems[i] = e
-	h.slots[e.slot].pos = int32(i)
+	h.at(e.slot).pos = int32(i)
 }
 
 // up sifts entry i towards the root and records the position of every
 // entry it moves, its own included.
-func (h *Heap[K]) up(i int) {
+func (h *Heap[K, V]) up(i int) {
 	e := h.elems[i]
 	for i > 0 {
 		p := (i - 1) / arity
@@ -558,7 +658,7 @@ func (h *Heap[K]) up(i int) {
 
 // down sifts entry i towards the leaves, records the position of every
 // entry it moves, its own included, and reports whether it moved.
-func (h *Heap[K]) down(i0 int) bool {
+func (h *Heap[K, V]) down(i0 int) bool {
 	n := len(h.elems)
 	i := i0
 	e := h.elems[i]

@@ -10,7 +10,7 @@ import (
 )
 
 // popAll pops every item due at now and returns the keys.
-func popAll[K comparable](h *Heap[K], now time.Time) []K {
+func popAll[K comparable](h *Heap[K, struct{}], now time.Time) []K {
 	var out []K
 	for {
 		it, ok := h.PopDue(now)
@@ -25,9 +25,9 @@ func TestHeap(t *testing.T) {
 	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 	tests := []struct {
 		name string
-		run  func(t *testing.T, h *Heap[string])
+		run  func(t *testing.T, h *Heap[string, struct{}])
 	}{
-		{"zero heap is empty", func(t *testing.T, h *Heap[string]) {
+		{"zero heap is empty", func(t *testing.T, h *Heap[string, struct{}]) {
 			assert.Zero(t, h.Len())
 			_, ok := h.Peek()
 			assert.False(t, ok)
@@ -37,121 +37,127 @@ func TestHeap(t *testing.T) {
 			assert.False(t, ok)
 			_, ok = h.Remove("x")
 			assert.False(t, ok)
-			assert.False(t, h.Update("x", t0, t0))
+			assert.False(t, h.Update("x", struct{}{}, t0, t0))
 			h.Clear()
 		}},
-		{"pops in fire-time order, FIFO among equal times", func(t *testing.T, h *Heap[string]) {
+		{"pops in fire-time order, FIFO among equal times", func(t *testing.T, h *Heap[string, struct{}]) {
 			for _, p := range []struct {
 				k string
 				s int
 			}{{"c", 3}, {"a", 1}, {"b1", 2}, {"b2", 2}, {"b3", 2}, {"d", 4}} {
-				require.True(t, h.Push(p.k, t0, sec(p.s)))
+				require.True(t, h.Push(p.k, struct{}{}, t0, sec(p.s)))
 			}
 			assert.Equal(t, []string{"a", "b1", "b2", "b3"}, popAll(h, sec(2)))
 			assert.Equal(t, 2, h.Len())
 		}},
-		{"a duplicate push is refused", func(t *testing.T, h *Heap[string]) {
-			require.True(t, h.Push("k", t0, sec(1)))
-			assert.False(t, h.Push("k", t0, sec(0)))
+		{"a duplicate push is refused", func(t *testing.T, h *Heap[string, struct{}]) {
+			require.True(t, h.Push("k", struct{}{}, t0, sec(1)))
+			assert.False(t, h.Push("k", struct{}{}, t0, sec(0)))
 			at, _ := h.NextAt()
 			assert.Equal(t, sec(1), at)
 		}},
-		{"pop due is inclusive of now", func(t *testing.T, h *Heap[string]) {
-			h.Push("k", t0, sec(1))
+		{"pop due is inclusive of now", func(t *testing.T, h *Heap[string, struct{}]) {
+			h.Push("k", struct{}{}, t0, sec(1))
 			_, ok := h.PopDue(sec(1).Add(-1))
 			assert.False(t, ok)
 			it, ok := h.PopDue(sec(1))
 			require.True(t, ok)
-			assert.Equal(t, Item[string]{Key: "k", CreatedAt: t0, FireAt: sec(1), State: Pending}, it)
+			assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: t0, FireAt: sec(1), State: Pending}, it)
 			_, ok = h.Get("k")
 			assert.False(t, ok, "popped items are forgotten")
 		}},
-		{"remove and update re-position", func(t *testing.T, h *Heap[string]) {
+		{"remove and update re-position", func(t *testing.T, h *Heap[string, struct{}]) {
 			for i, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
-				h.Push(k, t0, sec(i))
+				h.Push(k, struct{}{}, t0, sec(i))
 			}
 			it, ok := h.Remove("a")
 			require.True(t, ok)
 			assert.Equal(t, "a", it.Key)
-			assert.True(t, h.Update("g", t0, sec(-1)))
-			assert.True(t, h.Update("b", t0, sec(10)))
+			assert.True(t, h.Update("g", struct{}{}, t0, sec(-1)))
+			assert.True(t, h.Update("b", struct{}{}, t0, sec(10)))
 			p, _ := h.Peek()
 			assert.Equal(t, "g", p.Key)
 			assert.Equal(t, []string{"g", "c", "d", "e", "f", "b"}, popAll(h, sec(100)))
 		}},
-		{"update makes the item the last of its time", func(t *testing.T, h *Heap[string]) {
-			h.Push("a", t0, sec(1))
-			h.Push("b", t0, sec(1))
-			h.Update("a", t0.Add(time.Minute), sec(1))
+		{"update makes the item the last of its time", func(t *testing.T, h *Heap[string, struct{}]) {
+			h.Push("a", struct{}{}, t0, sec(1))
+			h.Push("b", struct{}{}, t0, sec(1))
+			h.Update("a", struct{}{}, t0.Add(time.Minute), sec(1))
 			assert.Equal(t, []string{"b", "a"}, popAll(h, sec(1)))
 		}},
-		{"get returns the stored times", func(t *testing.T, h *Heap[string]) {
-			h.Push("k", sec(-5), sec(5))
+		{"get returns the stored times", func(t *testing.T, h *Heap[string, struct{}]) {
+			h.Push("k", struct{}{}, sec(-5), sec(5))
 			it, ok := h.Get("k")
 			require.True(t, ok)
-			assert.Equal(t, Item[string]{Key: "k", CreatedAt: sec(-5), FireAt: sec(5), State: Pending}, it)
+			assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: sec(-5), FireAt: sec(5), State: Pending}, it)
 		}},
-		{"next at keeps the fire time's location", func(t *testing.T, h *Heap[string]) {
+		{"next at keeps the fire time's location", func(t *testing.T, h *Heap[string, struct{}]) {
 			loc := time.FixedZone("X", 3600)
-			h.Push("k", t0, sec(5).In(loc))
+			h.Push("k", struct{}{}, t0, sec(5).In(loc))
 			at, ok := h.NextAt()
 			require.True(t, ok)
 			assert.True(t, at.Equal(sec(5)))
 			assert.Equal(t, loc, at.Location())
 		}},
-		{"monotonic readings are ignored", func(t *testing.T, h *Heap[string]) {
+		{"monotonic readings are ignored", func(t *testing.T, h *Heap[string, struct{}]) {
 			now := time.Now()
-			h.Push("mono", now, now.Add(time.Second))
-			h.Push("wall", now, now.Round(0).Add(500*time.Millisecond))
+			h.Push("mono", struct{}{}, now, now.Add(time.Second))
+			h.Push("wall", struct{}{}, now, now.Round(0).Add(500*time.Millisecond))
 			assert.Equal(t, []string{"wall", "mono"}, popAll(h, now.Round(0).Add(time.Second)))
 		}},
-		{"extreme times order correctly", func(t *testing.T, h *Heap[string]) {
-			h.Push("far", t0, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
-			h.Push("zero", t0, time.Time{})
-			h.Push("old", t0, time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC))
+		{"extreme times order correctly, clamped to the years 1678 to 2262", func(t *testing.T, h *Heap[string, struct{}]) {
+			h.Push("far", struct{}{}, t0, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+			h.Push("zero", struct{}{}, time.Time{}, time.Time{})
+			h.Push("old", struct{}{}, t0, time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC))
+			zero, _ := h.Get("zero")
+			assert.True(t, zero.CreatedAt.IsZero() && zero.FireAt.IsZero(), "the zero Time stays zero")
+			old, _ := h.Get("old")
+			assert.Equal(t, 1677, old.FireAt.Year())
+			far, _ := h.Get("far")
+			assert.Equal(t, 2262, far.FireAt.Year())
 			assert.Equal(t, []string{"zero", "old"}, popAll(h, t0))
 			assert.Equal(t, []string{"far"}, popAll(h, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)))
 		}},
-		{"popped and removed slots are cleared", func(t *testing.T, h *Heap[string]) {
+		{"popped and removed slots are cleared", func(t *testing.T, h *Heap[string, struct{}]) {
 			for i, k := range []string{"a", "b", "c"} {
-				h.Push(k, t0, sec(i))
+				h.Push(k, struct{}{}, t0, sec(i))
 			}
 			h.PopDue(sec(0))
 			h.Remove("b")
 			for _, s := range h.free {
-				assert.Equal(t, slot[string]{pos: posFree}, h.slots[s])
+				assert.Equal(t, slot[string, struct{}]{pos: posFree}, *h.at(s))
 			}
 			assert.Len(t, h.free, 2)
 			assert.Equal(t, elem{}, h.elems[:cap(h.elems)][1], "vacated array slot cleared")
-			h.Push("d", t0, sec(5))
+			h.Push("d", struct{}{}, t0, sec(5))
 			assert.Len(t, h.free, 1, "slots are reused")
 		}},
-		{"a drained heap keeps its storage and refills without allocating", func(t *testing.T, h *Heap[string]) {
+		{"a drained heap keeps its storage and refills without allocating", func(t *testing.T, h *Heap[string, struct{}]) {
 			keys := make([]string, 4*shrinkAbove)
 			for i := range keys {
 				keys[i] = string(rune(i + 0x100))
 			}
 			fill := func() {
 				for i, k := range keys {
-					h.Push(k, t0, sec(i))
+					h.Push(k, struct{}{}, t0, sec(i))
 				}
 			}
 			fill()
-			slots, elems := cap(h.slots), cap(h.elems)
+			slots, elems := slabCap(h), cap(h.elems)
 			assert.Len(t, popAll(h, sec(len(keys))), len(keys))
-			assert.Equal(t, slots, cap(h.slots), "slab kept")
+			assert.Equal(t, slots, slabCap(h), "slab kept")
 			assert.Equal(t, elems, cap(h.elems), "heap array kept")
 			allocs := testing.AllocsPerRun(3, func() {
 				fill()
 				h.Clear()
 			})
 			assert.Zero(t, allocs, "a refill reuses the storage")
-			assert.Equal(t, slots, cap(h.slots), "Clear keeps the slab too")
+			assert.Equal(t, slots, slabCap(h), "Clear keeps the slab too")
 		}},
-		{"a large heap that stays small gives its storage back", func(t *testing.T, h *Heap[string]) {
+		{"a large heap that stays small gives its storage back", func(t *testing.T, h *Heap[string, struct{}]) {
 			const n = 4 * shrinkAbove
 			for i := range n {
-				h.Push(strconv.Itoa(i), t0, sec(i))
+				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
 			// Keep 10 items, the last ones pushed, and churn one more: the
 			// slab is compacted once it has been under a quarter in use for
@@ -160,13 +166,13 @@ func TestHeap(t *testing.T) {
 				_, ok := h.Remove(strconv.Itoa(i))
 				require.True(t, ok)
 			}
-			for i := 0; cap(h.slots) >= n; i++ {
+			for i := 0; slabCap(h) >= n; i++ {
 				require.Less(t, i, 2*n, "never compacted")
-				require.True(t, h.Push("churn", t0, sec(n+i)))
+				require.True(t, h.Push("churn", struct{}{}, t0, sec(n+i)))
 				_, ok := h.Remove("churn")
 				require.True(t, ok)
 			}
-			assert.Equal(t, 20, cap(h.slots), "twice the items in use")
+			assert.Equal(t, pageSize, slabCap(h), "one page for the items in use")
 			assert.Empty(t, h.free)
 			for i := n - 10; i < n; i++ {
 				it, ok := h.Get(strconv.Itoa(i))
@@ -179,53 +185,53 @@ func TestHeap(t *testing.T) {
 			}
 			assert.Equal(t, want, popAll(h, sec(n)))
 		}},
-		{"a large heap emptied for long gives everything back", func(t *testing.T, h *Heap[string]) {
+		{"a large heap emptied for long gives everything back", func(t *testing.T, h *Heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
-				h.Push(strconv.Itoa(i), t0, sec(i))
+				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
 			popAll(h, sec(2*shrinkAbove))
-			require.NotNil(t, h.slots, "one drain keeps the storage")
-			for i := 0; h.slots != nil; i++ {
+			require.NotNil(t, h.pages, "one drain keeps the storage")
+			for i := 0; h.pages != nil; i++ {
 				require.Less(t, i, 4*shrinkAbove, "never released")
-				h.Push("churn", t0, t0)
+				h.Push("churn", struct{}{}, t0, t0)
 				h.PopDue(t0)
 			}
-			assert.Nil(t, h.idx)
+			assert.Nil(t, h.idx.buckets)
 			assert.Nil(t, h.elems)
-			assert.True(t, h.Push("again", t0, t0))
+			assert.True(t, h.Push("again", struct{}{}, t0, t0))
 			assert.Equal(t, 1, h.Len())
 		}},
-		{"dropping the pending items gives the storage back", func(t *testing.T, h *Heap[string]) {
+		{"dropping the pending items gives the storage back", func(t *testing.T, h *Heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
-				h.Push(strconv.Itoa(i), t0, sec(i))
+				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
 			h.dropPending()
-			assert.Nil(t, h.slots)
-			assert.Nil(t, h.idx)
+			assert.Nil(t, h.pages)
+			assert.Nil(t, h.idx.buckets)
 			assert.Zero(t, h.Len())
 		}},
-		{"storage is not compacted while a running item holds a slot", func(t *testing.T, h *Heap[string]) {
+		{"storage is not compacted while a running item holds a slot", func(t *testing.T, h *Heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
-				h.Push(strconv.Itoa(i), t0, sec(i))
+				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
 			s, it, _, ok := h.start(sec(0))
 			require.True(t, ok)
 			require.Equal(t, "0", it.Key)
 			popAll(h, sec(2*shrinkAbove))
 			for range 4 * shrinkAbove { // well past the compaction threshold
-				h.Push("churn", t0, sec(0))
+				h.Push("churn", struct{}{}, t0, sec(0))
 				h.Remove("churn")
 			}
 			h.compact()
-			assert.Len(t, h.slots, 2*shrinkAbove, "not compacted")
-			assert.Equal(t, "0", h.slots[s].key, "the running slot is where its call expects it")
+			assert.Equal(t, 2*shrinkAbove, int(h.nslots), "not compacted")
+			assert.Equal(t, "0", h.at(s).key, "the running slot is where its call expects it")
 			h.finish(s)
-			assert.Nil(t, h.slots, "compacted once the call finished")
+			assert.Nil(t, h.pages, "compacted once the call finished")
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, &Heap[string]{})
+			tc.run(t, &Heap[string, struct{}]{})
 		})
 	}
 }
@@ -235,3 +241,6 @@ func TestStateString(t *testing.T) {
 	assert.Equal(t, "running", Running.String())
 	assert.Equal(t, "State(0)", State(0).String())
 }
+
+// slabCap returns the number of slots the slab's pages hold.
+func slabCap[K comparable, V any](h *Heap[K, V]) int { return len(h.pages) * pageSize }

@@ -72,11 +72,11 @@ func TestQueueMetrics(t *testing.T) {
 		Retry: Retry{MaxAttempts: 2, Initial: time.Second}})
 	assert.Equal(t, []string{"evictions"}, m.names)
 	release := e.gate("slow")
-	require.True(t, e.q.Add("slow", t0, t0))
+	require.True(t, e.q.Add("slow", struct{}{}, t0, t0))
 	<-e.started
-	require.True(t, e.q.Add("a", t0, t0)) // due, waits for the one worker
-	require.True(t, e.q.Add("b", t0, t0.Add(time.Minute)))
-	assert.False(t, e.q.Add("b", t0, t0), "refused: not an add")
+	require.True(t, e.q.Add("a", struct{}{}, t0, t0)) // due, waits for the one worker
+	require.True(t, e.q.Add("b", struct{}{}, t0, t0.Add(time.Minute)))
+	assert.False(t, e.q.Add("b", struct{}{}, t0, t0), "refused: not an add")
 	m.mu.Lock()
 	assert.Equal(t, 3, m.adds)
 	assert.Equal(t, 2, m.depth, "a and b pending, slow running")
@@ -115,8 +115,8 @@ func TestQueueMetrics(t *testing.T) {
 
 func TestQueueNoMetricsWithoutName(t *testing.T) {
 	m := &fakeMetrics{}
-	q := New[string](nil, Options[string]{Metrics: m, Clock: testclock.NewFakeClock(t0)})
-	q.Add("k", t0, t0)
+	q := New[string, struct{}](nil, Options[string]{Metrics: m, Clock: testclock.NewFakeClock(t0)})
+	q.Add("k", struct{}{}, t0, t0)
 	require.NoError(t, q.Shutdown(context.Background()))
 	assert.Empty(t, m.names, "an unnamed queue reports nothing, as client-go's")
 }
@@ -124,7 +124,7 @@ func TestQueueNoMetricsWithoutName(t *testing.T) {
 func TestQueueShutdown(t *testing.T) {
 	var got error
 	started := make(chan struct{})
-	q := New(func(ctx context.Context, _ string, _ time.Time) error {
+	q := New(func(ctx context.Context, _ Item[string, struct{}]) error {
 		close(started)
 		<-ctx.Done() // returns only once Shutdown cancels it
 		got = ctx.Err()
@@ -132,8 +132,8 @@ func TestQueueShutdown(t *testing.T) {
 	}, Options[string]{Clock: testclock.NewFakeClock(t0), Name: "q"})
 	assert.Equal(t, "q", q.Name())
 	assert.False(t, q.ShuttingDown())
-	q.Add("k", t0, t0)
-	q.Add("later", t0, t0.Add(time.Hour))
+	q.Add("k", struct{}{}, t0, t0)
+	q.Add("later", struct{}{}, t0, t0.Add(time.Hour))
 	<-started
 	require.NoError(t, q.Shutdown(context.Background()))
 	assert.True(t, q.ShuttingDown())

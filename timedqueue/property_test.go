@@ -84,7 +84,7 @@ func FuzzHeap(f *testing.F) {
 }
 
 func heapMachine(t *rapid.T) {
-	var h Heap[int]
+	var h Heap[int, struct{}]
 	var m model
 	now := t0
 	key := rapid.IntRange(0, 15)
@@ -93,7 +93,7 @@ func heapMachine(t *rapid.T) {
 			k := key.Draw(t, "key")
 			c, f := drawTime(t, now, "created"), drawTime(t, now, "fire")
 			want := m.find(k) < 0
-			if got := h.Push(k, c, f); got != want {
+			if got := h.Push(k, struct{}{}, c, f); got != want {
 				t.Fatalf("Push(%d) = %v, want %v", k, got, want)
 			}
 			if want {
@@ -104,7 +104,7 @@ func heapMachine(t *rapid.T) {
 			k := key.Draw(t, "key")
 			c, f := drawTime(t, now, "created"), drawTime(t, now, "fire")
 			want := m.remove(k)
-			if got := h.Update(k, c, f); got != want {
+			if got := h.Update(k, struct{}{}, c, f); got != want {
 				t.Fatalf("Update(%d) = %v, want %v", k, got, want)
 			}
 			if want {
@@ -164,27 +164,45 @@ func heapMachine(t *rapid.T) {
 
 // checkHeapInvariants verifies the heap order, the positions recorded in
 // the slab, and the key index.
-func checkHeapInvariants(t *rapid.T, h *Heap[int]) {
+func checkHeapInvariants(t *rapid.T, h *Heap[int, struct{}]) {
 	for i, e := range h.elems {
 		if i > 0 && e.less(h.elems[(i-1)/arity]) {
 			t.Fatalf("heap order broken at %d", i)
 		}
-		if h.slots[e.slot].pos != int32(i) {
-			t.Fatalf("slot %d records pos %d, is at %d", e.slot, h.slots[e.slot].pos, i)
+		if h.at(e.slot).pos != int32(i) {
+			t.Fatalf("slot %d records pos %d, is at %d", e.slot, h.at(e.slot).pos, i)
 		}
-		if s := h.idx[h.slots[e.slot].key]; s != e.slot {
-			t.Fatalf("index of key %d: %d, want %d", h.slots[e.slot].key, s, e.slot)
+		if _, s, ok := h.find(h.at(e.slot).key, h.tag(h.at(e.slot).key)); !ok || s != e.slot {
+			t.Fatalf("index of key %d: %d, want %d", h.at(e.slot).key, s, e.slot)
 		}
 	}
-	if len(h.idx) != len(h.elems)+h.running {
-		t.Fatalf("index holds %d keys, heap %d + running %d", len(h.idx), len(h.elems), h.running)
+	if h.idx.n != len(h.elems)+h.running {
+		t.Fatalf("index holds %d keys, heap %d + running %d", h.idx.n, len(h.elems), h.running)
 	}
-	if len(h.free)+len(h.elems)+h.running != len(h.slots) {
-		t.Fatalf("%d slots: %d free, %d pending, %d running", len(h.slots), len(h.free), len(h.elems), h.running)
+	occupied := 0
+	for b, e := range h.idx.buckets {
+		if e == 0 {
+			continue
+		}
+		occupied++
+		s := int32(uint32(e)) - 1
+		got := uint32(e >> 32)
+		if got != h.tag(h.at(s).key) {
+			t.Fatalf("bucket %d: tag %x, key %d hashes to %x", b, got, h.at(s).key, h.tag(h.at(s).key))
+		}
+		if fb, _, ok := h.find(h.at(s).key, got); !ok || fb != b {
+			t.Fatalf("bucket %d (slot %d) is not found by its key: %d, %v", b, s, fb, ok)
+		}
+	}
+	if occupied != h.idx.n {
+		t.Fatalf("%d buckets occupied, index counts %d", occupied, h.idx.n)
+	}
+	if len(h.free)+len(h.elems)+h.running != int(h.nslots) {
+		t.Fatalf("%d slots: %d free, %d pending, %d running", h.nslots, len(h.free), len(h.elems), h.running)
 	}
 	for _, s := range h.free {
-		if h.slots[s].pos != posFree {
-			t.Fatalf("free slot %d has pos %d", s, h.slots[s].pos)
+		if h.at(s).pos != posFree {
+			t.Fatalf("free slot %d has pos %d", s, h.at(s).pos)
 		}
 	}
 }
@@ -198,7 +216,8 @@ func TestQueueMatchesModel(t *testing.T) {
 		clk := testclock.NewFakeClock(t0)
 		var mu sync.Mutex
 		var got []ran[int]
-		q := New(func(_ context.Context, k int, fireAt time.Time) error {
+		q := New(func(_ context.Context, it Item[int, struct{}]) error {
+			k, fireAt := it.Key, it.FireAt
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, ran[int]{Key: k, FireAt: fireAt, At: clk.Now()})
@@ -223,7 +242,7 @@ func TestQueueMatchesModel(t *testing.T) {
 				k := key.Draw(t, "key")
 				c, f := drawTime(t, clk.Now(), "created"), drawTime(t, clk.Now(), "fire")
 				wantOK := m.find(k) < 0
-				if ok := q.Add(k, c, f); ok != wantOK {
+				if ok := q.Add(k, struct{}{}, c, f); ok != wantOK {
 					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {
@@ -246,7 +265,7 @@ func TestQueueMatchesModel(t *testing.T) {
 				if i := m.find(k); i >= 0 && m.items[i].fireAt.Equal(f) {
 					wantOK = false
 				}
-				if ok := q.Replace(k, c, f); ok != wantOK {
+				if ok := q.Replace(k, struct{}{}, c, f); ok != wantOK {
 					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {
@@ -298,7 +317,8 @@ func TestQueueWorkersProperty(t *testing.T) {
 		var mu sync.Mutex
 		active, peak, early := 0, 0, 0
 		count := map[int]int{}
-		q := New(func(_ context.Context, k int, fireAt time.Time) error {
+		q := New(func(_ context.Context, it Item[int, struct{}]) error {
+			k, fireAt := it.Key, it.FireAt
 			mu.Lock()
 			if clk.Now().Before(fireAt) {
 				early++
@@ -316,7 +336,7 @@ func TestQueueWorkersProperty(t *testing.T) {
 		defer func() { _ = q.Shutdown(context.Background()) }()
 		n := rapid.IntRange(0, 60).Draw(t, "n")
 		for k := range n {
-			q.Add(k, t0, drawTime(t, t0, "fire"))
+			q.Add(k, struct{}{}, t0, drawTime(t, t0, "fire"))
 		}
 		for range 12 {
 			clk.Step(time.Second)
@@ -470,7 +490,8 @@ func TestQueueHeldMatchesModel(t *testing.T) {
 		clk := testclock.NewFakeClock(t0)
 		started := make(chan heldCall, 16)
 		finished := make(chan int, 16)
-		q := New(func(ctx context.Context, k int, fireAt time.Time) error {
+		q := New(func(ctx context.Context, it Item[int, struct{}]) error {
+			k, fireAt := it.Key, it.FireAt
 			g := make(chan struct{})
 			started <- heldCall{k, fireAt, g}
 			select {
@@ -536,7 +557,7 @@ func TestQueueHeldMatchesModel(t *testing.T) {
 				f := drawTime(t, clk.Now(), "fire")
 				s := &st[k]
 				wantOK := s.pending == nil
-				if ok := q.Add(k, clk.Now(), f); ok != wantOK {
+				if ok := q.Add(k, struct{}{}, clk.Now(), f); ok != wantOK {
 					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {
@@ -551,7 +572,7 @@ func TestQueueHeldMatchesModel(t *testing.T) {
 				f := drawTime(t, clk.Now(), "fire")
 				s := &st[k]
 				wantOK := s.pending == nil || !s.pending.fireAt.Equal(f)
-				if ok := q.Replace(k, clk.Now(), f); ok != wantOK {
+				if ok := q.Replace(k, struct{}{}, clk.Now(), f); ok != wantOK {
 					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {

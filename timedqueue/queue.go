@@ -15,8 +15,8 @@ import (
 // earliest of them, and holds no goroutine while nothing is pending or
 // running. All methods are safe for concurrent use, also from inside a work
 // call.
-type Queue[K comparable] struct {
-	work    func(ctx context.Context, key K, fireAt time.Time) error
+type Queue[K comparable, V any] struct {
+	work    func(ctx context.Context, it Item[K, V]) error
 	clock   clock.Clock
 	ctx     context.Context
 	cancel  context.CancelFunc // cancels ctx; called by Shutdown
@@ -25,32 +25,34 @@ type Queue[K comparable] struct {
 	retry   Retry
 	name    string
 
-	mu        sync.Mutex
-	h         Heap[K]
-	m         *metrics       // nil: no metrics
-	active    int            // goroutines running work calls
-	closed    bool           // Shutdown was called
-	timer     clock.Timer    // the queue's one timer; nil until first armed
-	armed     bool           // timer is set for the wall time armedSec, armedNsec
-	armedSec  int64          // Unix seconds the timer is set for
-	armedNsec int32          // nanoseconds within armedSec
-	loop      bool           // the timer goroutine is alive
-	kick      chan struct{}  // wakes the timer goroutine to re-check
-	idle      chan struct{}  // closed when active drops to 0; nil if nobody waits
-	bg        sync.WaitGroup // the timer and metrics goroutines
+	mu      sync.Mutex
+	h       Heap[K, V]
+	m       *metrics       // nil: no metrics
+	active  int            // goroutines running work calls
+	closed  bool           // Shutdown was called
+	timer   clock.Timer    // the queue's one timer; nil until first armed
+	armed   bool           // timer is set for the wall time armedAt
+	armedAt int64          // the time the timer is set for, as the heap keeps times
+	batch   bool           // a Batch runs: dispatching waits until it ends
+	pump    bool           // the head changed during the Batch
+	loop    bool           // the timer goroutine is alive
+	kick    chan struct{}  // wakes the timer goroutine to re-check
+	idle    chan struct{}  // closed when active drops to 0; nil if nobody waits
+	bg      sync.WaitGroup // the timer and metrics goroutines
 }
 
-// New returns a queue that calls work(ctx, key, fireAt) once for every item
-// added, no earlier than the item's fire time, with the item's original
-// fire time. A nil work does nothing. The zero [Options] are a queue on the
-// real clock with GOMAXPROCS workers.
-func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) error, opts Options[K]) *Queue[K] {
+// New returns a queue that calls work(ctx, it) once for every item added,
+// no earlier than the item's fire time, with a copy of the item (its
+// original FireAt, its value, State Running). A nil work does nothing. The
+// zero [Options] are a queue on the real clock with GOMAXPROCS workers. V
+// is the type of the value stored with each key: struct{} for none.
+func New[K comparable, V any](work func(ctx context.Context, it Item[K, V]) error, opts Options[K]) *Queue[K, V] {
 	parent := opts.Context
 	if parent == nil {
 		parent = context.Background()
 	}
 	ctx, cancel := context.WithCancel(parent)
-	q := &Queue[K]{
+	q := &Queue[K, V]{
 		work:    work,
 		clock:   opts.Clock,
 		ctx:     ctx,
@@ -66,71 +68,86 @@ func New[K comparable](work func(ctx context.Context, key K, fireAt time.Time) e
 		q.clock = clock.RealClock{}
 	}
 	if q.work == nil {
-		q.work = func(context.Context, K, time.Time) error { return nil }
+		q.work = func(context.Context, Item[K, V]) error { return nil }
 	}
 	return q
 }
 
 // Name returns the queue's name from [Options.Name].
-func (q *Queue[K]) Name() string { return q.name }
+func (q *Queue[K, V]) Name() string { return q.name }
 
-// Add schedules work for key, due once the clock reaches fireAt, and reports
-// true. It reports false and changes nothing when key is already pending,
+// Add schedules work for key, with value, due once the clock reaches
+// fireAt, and reports true. It reports false and changes nothing when key is already pending,
 // or after [Queue.Shutdown]: the first add wins. When key's call is running
 // (or was cancelled and still runs), Add reports true and holds the new
 // item: it is pending (Get, Cancel and Replace act on it) but starts only
 // after that call returns, so that one key never runs twice at once. An
 // item due already is dispatched at once, without waiting for the clock to
-// move. createdAt is only stored and handed back by [Queue.Get]. O(log n).
-func (q *Queue[K]) Add(key K, createdAt, fireAt time.Time) bool {
+// move. value and createdAt are only stored and handed back. O(log n).
+func (q *Queue[K, V]) Add(key K, value V, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return !q.closed && q.addLocked(key, createdAt, fireAt)
+	return !q.closed && q.addLocked(key, q.h.tag(key), value, createdAt, fireAt)
 }
 
-// addLocked adds a new item for key, as [Queue.Add] does on an open queue.
-func (q *Queue[K]) addLocked(key K, createdAt, fireAt time.Time) bool {
-	s, ok, held := q.h.add(key, createdAt, fireAt)
+// addLocked adds a new item for key, whose tag is tag, as [Queue.Add] does
+// on an open queue.
+func (q *Queue[K, V]) addLocked(key K, tag uint32, value V, createdAt, fireAt time.Time) bool {
+	s, ok, held := q.h.add(key, tag, value, createdAt, fireAt)
 	if !ok {
 		return false
 	}
 	q.m.add()
-	if !held && q.h.slots[s].pos == 0 { // a new head: it may be due, or need the timer
-		q.pumpLocked(q.clock.Now())
+	if !held && q.h.at(s).pos == 0 { // a new head: it may be due, or need the timer
+		q.headChangedLocked()
 	}
 	q.m.setDepth(q.h.Len())
 	return true
 }
 
-// Replace schedules key anew. On a pending key it sets the new times and
-// reports true, unless fireAt equals the stored FireAt (then false,
-// unchanged); on a running or absent key it acts as [Queue.Add] (a new item,
+// headChangedLocked dispatches what is due and sets the timer after the
+// heap's head changed, or, during a [Queue.Batch], once it ends.
+func (q *Queue[K, V]) headChangedLocked() {
+	if q.batch {
+		q.pump = true
+		return
+	}
+	q.pumpLocked(q.clock.Now())
+}
+
+// Replace schedules key anew. On a pending key it sets the new value and
+// times and reports true, unless fireAt equals the stored FireAt (then
+// false, unchanged, the value included); on a running or absent key it acts as [Queue.Add] (a new item,
 // held behind a running call). After [Queue.Shutdown] it reports false.
 // O(log n).
-func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
+func (q *Queue[K, V]) Replace(key K, value V, createdAt, fireAt time.Time) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.replaceLocked(key, q.h.tag(key), value, createdAt, fireAt)
+}
+
+func (q *Queue[K, V]) replaceLocked(key K, tag uint32, value V, createdAt, fireAt time.Time) bool {
 	if q.closed {
 		return false
 	}
-	s, ok := q.h.idx[key]
+	_, s, ok := q.h.find(key, tag)
 	if !ok {
-		return q.addLocked(key, createdAt, fireAt)
+		return q.addLocked(key, tag, value, createdAt, fireAt)
 	}
-	sl := &q.h.slots[s]
+	sl := q.h.at(s)
 	switch {
 	case sl.pos == posRunning:
-		return q.addLocked(key, createdAt, fireAt)
-	case sl.fireAt.Equal(fireAt): // no change
+		return q.addLocked(key, tag, value, createdAt, fireAt)
+	case sl.fire == nanos(fireAt): // no change
 		return false
-	case sl.pos == posHeld: // not in the heap yet: only the times change
-		sl.createdAt, sl.fireAt, sl.attempts = createdAt, fireAt, 0
+	case sl.pos == posHeld: // not in the heap yet: only the value and times change
+		sl.value, sl.created, sl.fire, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), fireAt.Location(), 0
 		return true
 	}
 	wasHead := sl.pos == 0
-	q.h.update(s, createdAt, fireAt)
+	q.h.update(s, value, createdAt, fireAt)
 	if wasHead || sl.pos == 0 { // the head changed
-		q.pumpLocked(q.clock.Now())
+		q.headChangedLocked()
 	}
 	return true
 }
@@ -139,12 +156,16 @@ func (q *Queue[K]) Replace(key K, createdAt, fireAt time.Time) bool {
 // running call is not interrupted, but its key is released at once, so that
 // a later Add may schedule a new item (held until the call returns); Cancel
 // reports false then, as it does for an absent key. O(log n).
-func (q *Queue[K]) Cancel(key K) bool {
+func (q *Queue[K, V]) Cancel(key K) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	st, head := q.h.cancel(key)
+	return q.cancelLocked(key, q.h.tag(key))
+}
+
+func (q *Queue[K, V]) cancelLocked(key K, tag uint32) bool {
+	st, head := q.h.cancel(key, tag)
 	if head && !q.armedForHeadLocked() { // the timer was set for the item just removed
-		q.pumpLocked(q.clock.Now())
+		q.headChangedLocked()
 	}
 	if st == Pending {
 		q.m.setDepth(q.h.Len())
@@ -157,14 +178,14 @@ func (q *Queue[K]) Cancel(key K) bool {
 // as when a cancel removes one of many items due at the same time. (An
 // armed timer means the head was not due when it was set; if it is due by
 // now, the timer fires and dispatches it.)
-func (q *Queue[K]) armedForHeadLocked() bool {
-	sec, nsec, ok := q.h.headAt()
-	return ok && q.armed && sec == q.armedSec && nsec == q.armedNsec
+func (q *Queue[K, V]) armedForHeadLocked() bool {
+	at, ok := q.h.headAt()
+	return ok && q.armed && at == q.armedAt
 }
 
 // Get returns a copy of the item stored for key, pending or running; when a
 // new item is held behind a running call, the new item. O(1).
-func (q *Queue[K]) Get(key K) (Item[K], bool) {
+func (q *Queue[K, V]) Get(key K) (Item[K, V], bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.h.Get(key)
@@ -172,7 +193,7 @@ func (q *Queue[K]) Get(key K) (Item[K], bool) {
 
 // Len returns the number of keys the queue holds: pending items (held ones
 // included) plus running calls whose key was not released. O(1).
-func (q *Queue[K]) Len() int {
+func (q *Queue[K, V]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.h.Len() + q.h.running
@@ -185,7 +206,7 @@ func (q *Queue[K]) Len() int {
 // calls added; with [Options.Workers] 1 the calls ran one at a time in (FireAt,
 // insertion) order. A work call or error handler must not call Idle or
 // Shutdown: it would wait for itself.
-func (q *Queue[K]) Idle(ctx context.Context) error {
+func (q *Queue[K, V]) Idle(ctx context.Context) error {
 	q.mu.Lock()
 	q.pumpLocked(q.clock.Now())
 	ch := q.waitLocked()
@@ -198,7 +219,7 @@ func (q *Queue[K]) Idle(ctx context.Context) error {
 // and waits until they have returned and the queue's own goroutines have
 // exited. It returns nil then, or the context's error (wrapped) if ctx ends
 // first. Calling it again waits again.
-func (q *Queue[K]) Shutdown(ctx context.Context) error {
+func (q *Queue[K, V]) Shutdown(ctx context.Context) error {
 	q.mu.Lock()
 	q.closed = true
 	q.h.dropPending()
@@ -216,7 +237,7 @@ func (q *Queue[K]) Shutdown(ctx context.Context) error {
 }
 
 // ShuttingDown reports whether [Queue.Shutdown] has been called.
-func (q *Queue[K]) ShuttingDown() bool {
+func (q *Queue[K, V]) ShuttingDown() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.closed
@@ -224,7 +245,7 @@ func (q *Queue[K]) ShuttingDown() bool {
 
 // waitLocked returns a channel that is closed when no call runs (nil when
 // none runs now).
-func (q *Queue[K]) waitLocked() chan struct{} {
+func (q *Queue[K, V]) waitLocked() chan struct{} {
 	if q.active == 0 {
 		return nil
 	}
@@ -248,7 +269,7 @@ func wait(ctx context.Context, ch chan struct{}, op string) error {
 
 // pumpLocked starts a call for every due item while a worker is free, then
 // sets the timer for the next pending item.
-func (q *Queue[K]) pumpLocked(now time.Time) {
+func (q *Queue[K, V]) pumpLocked(now time.Time) {
 	for q.workers <= 0 || q.active < q.workers {
 		s, it, due, ok := q.h.start(now)
 		if !ok {
@@ -264,7 +285,7 @@ func (q *Queue[K]) pumpLocked(now time.Time) {
 // armLocked makes the timer agree with the heap: set for the first pending
 // item if it is not due yet, stopped otherwise (a due item waits for a busy
 // worker, which picks it up when it finishes).
-func (q *Queue[K]) armLocked(now time.Time) {
+func (q *Queue[K, V]) armLocked(now time.Time) {
 	if len(q.h.elems) == 0 || q.h.headDue(now) { // nothing pending, or a due item waits for a worker
 		if q.armed {
 			q.stopTimerLocked()
@@ -278,8 +299,8 @@ func (q *Queue[K]) armLocked(now time.Time) {
 	if q.armedForHeadLocked() {
 		return
 	}
-	sec, nsec, _ := q.h.headAt()
-	d := time.Unix(sec, int64(nsec)).Sub(now.Round(0))
+	at, _ := q.h.headAt()
+	d := timeAt(at, time.UTC).Sub(now.Round(0))
 	if q.timer == nil {
 		q.timer = q.clock.NewTimer(d)
 	} else {
@@ -288,7 +309,7 @@ func (q *Queue[K]) armLocked(now time.Time) {
 		q.stopTimerLocked()
 		q.timer.Reset(d)
 	}
-	q.armed, q.armedSec, q.armedNsec = true, sec, nsec
+	q.armed, q.armedAt = true, at
 	if !q.loop {
 		q.loop = true
 		q.bg.Add(1)
@@ -296,7 +317,7 @@ func (q *Queue[K]) armLocked(now time.Time) {
 	}
 }
 
-func (q *Queue[K]) stopTimerLocked() {
+func (q *Queue[K, V]) stopTimerLocked() {
 	q.timer.Stop()
 	select {
 	case <-q.timer.C():
@@ -304,7 +325,7 @@ func (q *Queue[K]) stopTimerLocked() {
 	}
 }
 
-func (q *Queue[K]) wakeLoop() {
+func (q *Queue[K, V]) wakeLoop() {
 	select {
 	case q.kick <- struct{}{}:
 	default:
@@ -313,7 +334,7 @@ func (q *Queue[K]) wakeLoop() {
 
 // timerLoop is the queue's one timer goroutine: it lives while the timer is
 // armed and dispatches when it fires.
-func (q *Queue[K]) timerLoop(t clock.Timer) {
+func (q *Queue[K, V]) timerLoop(t clock.Timer) {
 	for {
 		fired := false
 		select {
@@ -338,7 +359,7 @@ func (q *Queue[K]) timerLoop(t clock.Timer) {
 
 // startedLocked records the start of the call in slot s, due since due,
 // and keeps the running-time gauges fresh while calls run.
-func (q *Queue[K]) startedLocked(s int32, due, now time.Time) {
+func (q *Queue[K, V]) startedLocked(s int32, due, now time.Time) {
 	if q.m == nil {
 		return
 	}
@@ -353,7 +374,7 @@ func (q *Queue[K]) startedLocked(s int32, due, now time.Time) {
 
 // refreshLoop refreshes the running-time gauges every unfinishedPeriod of
 // the queue's clock while a call runs.
-func (q *Queue[K]) refreshLoop() {
+func (q *Queue[K, V]) refreshLoop() {
 	defer q.bg.Done()
 	t := q.clock.NewTimer(unfinishedPeriod)
 	defer t.Stop()
@@ -378,9 +399,9 @@ func (q *Queue[K]) refreshLoop() {
 // run executes the item in slot s, started at start, then keeps taking due
 // items until none is left. The error handler runs before the worker
 // counts as done, so Idle and Shutdown also wait for it.
-func (q *Queue[K]) run(s int32, it Item[K], start time.Time) {
+func (q *Queue[K, V]) run(s int32, it Item[K, V], start time.Time) {
 	for {
-		err := q.work(q.ctx, it.Key, it.FireAt)
+		err := q.work(q.ctx, it)
 		q.mu.Lock()
 		now := q.clock.Now()
 		q.m.finished(s, start, now)
@@ -422,3 +443,58 @@ func (q *Queue[K]) run(s int32, it Item[K], start time.Time) {
 		}
 	}
 }
+
+// Batch is a [Queue] locked for a run of operations by [Queue.Batch]: it
+// hands out an [Entry] per key.
+type Batch[K comparable, V any] struct{ q *Queue[K, V] }
+
+// Batch calls f with the queue locked, so that the operations f makes
+// through b (as many as a node's pods need, say) take the lock once and
+// dispatch and set the timer once, when f returns. f must not call the
+// queue's own methods (it would wait for its own lock), and b and its
+// entries must not be used after f returns.
+func (q *Queue[K, V]) Batch(f func(b Batch[K, V])) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.batch = true
+	defer func() {
+		q.batch = false
+		if q.pump {
+			q.pump = false
+			q.pumpLocked(q.clock.Now())
+		}
+	}()
+	f(Batch[K, V]{q})
+}
+
+// Entry returns key's entry in the batch. It hashes key once for all the
+// entry's operations: a Get followed by a Cancel and an Add, say, as a
+// controller's reconcile step makes them.
+func (b Batch[K, V]) Entry(key K) Entry[K, V] {
+	return Entry[K, V]{q: b.q, key: key, tag: b.q.h.tag(key)}
+}
+
+// Entry is one key of a [Batch]. Its methods act as the queue's methods of
+// the same name on that key; items that become due start once the batch
+// ends.
+type Entry[K comparable, V any] struct {
+	q   *Queue[K, V]
+	key K
+	tag uint32
+}
+
+// Get is [Queue.Get] of the entry's key.
+func (e Entry[K, V]) Get() (Item[K, V], bool) { return e.q.h.get(e.key, e.tag) }
+
+// Add is [Queue.Add] of the entry's key.
+func (e Entry[K, V]) Add(value V, createdAt, fireAt time.Time) bool {
+	return !e.q.closed && e.q.addLocked(e.key, e.tag, value, createdAt, fireAt)
+}
+
+// Replace is [Queue.Replace] of the entry's key.
+func (e Entry[K, V]) Replace(value V, createdAt, fireAt time.Time) bool {
+	return e.q.replaceLocked(e.key, e.tag, value, createdAt, fireAt)
+}
+
+// Cancel is [Queue.Cancel] of the entry's key.
+func (e Entry[K, V]) Cancel() bool { return e.q.cancelLocked(e.key, e.tag) }

@@ -33,7 +33,7 @@ type ran[K comparable] struct {
 type env[K comparable] struct {
 	t       *testing.T
 	clk     *testclock.FakeClock
-	q       *Queue[K]
+	q       *Queue[K, struct{}]
 	mu      sync.Mutex
 	runs    []ran[K]
 	gates   map[K]chan struct{}
@@ -72,7 +72,8 @@ func newEnv[K comparable](t *testing.T, opts ...Options[K]) *env[K] {
 	return e
 }
 
-func (e *env[K]) work(_ context.Context, k K, fireAt time.Time) error {
+func (e *env[K]) work(_ context.Context, it Item[K, struct{}]) error {
+	k, fireAt := it.Key, it.FireAt
 	e.mu.Lock()
 	e.runs = append(e.runs, ran[K]{Key: k, FireAt: fireAt, At: e.clk.Now()})
 	g := e.gates[k]
@@ -151,7 +152,7 @@ func TestQueueRules(t *testing.T) {
 	}{
 		{name: "five keys due at add run once without a step", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
-				require.True(t, e.q.Add(k, t0, t0))
+				require.True(t, e.q.Add(k, struct{}{}, t0, t0))
 			}
 			e.idle()
 			assert.Equal(t, five, sorted(e.keys()))
@@ -160,10 +161,10 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "second adds are refused and each key runs once", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
-				require.True(t, e.q.Add(k, t0, t0.Add(10*time.Second)))
+				require.True(t, e.q.Add(k, struct{}{}, t0, t0.Add(10*time.Second)))
 			}
 			for _, k := range five {
-				assert.False(t, e.q.Add(k, t0, t0.Add(10*time.Second)))
+				assert.False(t, e.q.Add(k, struct{}{}, t0, t0.Add(10*time.Second)))
 			}
 			e.idle()
 			assert.Empty(t, e.keys())
@@ -172,7 +173,7 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "cancelled keys never run, a second cancel is false", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
-				e.q.Add(k, t0, t0.Add(10*time.Second))
+				e.q.Add(k, struct{}{}, t0, t0.Add(10*time.Second))
 			}
 			assert.True(t, e.q.Cancel("2"))
 			assert.True(t, e.q.Cancel("4"))
@@ -182,17 +183,17 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "a cancelled key can be added again", run: func(t *testing.T, e *env[string]) {
 			for _, k := range five {
-				e.q.Add(k, t0, t0.Add(10*time.Second))
+				e.q.Add(k, struct{}{}, t0, t0.Add(10*time.Second))
 			}
 			e.q.Cancel("2")
 			e.q.Cancel("4")
-			assert.True(t, e.q.Add("2", t0, t0.Add(10*time.Second)))
+			assert.True(t, e.q.Add("2", struct{}{}, t0, t0.Add(10*time.Second)))
 			e.step(11 * time.Second)
 			assert.Equal(t, []string{"1", "2", "3", "5"}, sorted(e.keys()))
 		}},
 		{name: "the first add wins over an earlier fire time", run: func(t *testing.T, e *env[string]) {
-			require.True(t, e.q.Add("k", t0, t0.Add(600*time.Millisecond)))
-			assert.False(t, e.q.Add("k", t0, t0.Add(100*time.Millisecond)))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0.Add(600*time.Millisecond)))
+			assert.False(t, e.q.Add("k", struct{}{}, t0, t0.Add(100*time.Millisecond)))
 			e.step(100 * time.Millisecond)
 			assert.Empty(t, e.keys())
 			e.step(500 * time.Millisecond)
@@ -200,7 +201,7 @@ func TestQueueRules(t *testing.T) {
 			assert.Equal(t, t0.Add(600*time.Millisecond), e.runs[0].FireAt)
 		}},
 		{name: "a past fire time runs at once and is handed over unchanged", run: func(t *testing.T, e *env[string]) {
-			require.True(t, e.q.Add("k", t0, t0.Add(-time.Second)))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0.Add(-time.Second)))
 			e.idle()
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0.Add(-time.Second), e.runs[0].FireAt)
@@ -209,17 +210,17 @@ func TestQueueRules(t *testing.T) {
 		{name: "fire time is absolute", run: func(t *testing.T, e *env[string]) {
 			// Upstream waits fireAt−createdAt = 200 ms from the AddWork call
 			// and runs at t0+200ms; the library runs at once.
-			require.True(t, e.q.Add("k", t0.Add(-400*time.Millisecond), t0.Add(-200*time.Millisecond)))
+			require.True(t, e.q.Add("k", struct{}{}, t0.Add(-400*time.Millisecond), t0.Add(-200*time.Millisecond)))
 			e.idle()
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t0, e.runs[0].At)
 		}},
 		{name: "get shows a pending item and forgets it after its run", run: func(t *testing.T, e *env[string]) {
 			created, fire := t0.Add(-time.Second), t0.Add(time.Second)
-			require.True(t, e.q.Add("k", created, fire))
+			require.True(t, e.q.Add("k", struct{}{}, created, fire))
 			it, ok := e.q.Get("k")
 			require.True(t, ok)
-			assert.Equal(t, Item[string]{Key: "k", CreatedAt: created, FireAt: fire, State: Pending}, it)
+			assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: created, FireAt: fire, State: Pending}, it)
 			_, ok = e.q.Get("absent")
 			assert.False(t, ok)
 			e.step(time.Second)
@@ -229,7 +230,7 @@ func TestQueueRules(t *testing.T) {
 		{name: "an error reaches the handler once and is not retried", run: func(t *testing.T, e *env[string]) {
 			errBoom := errors.New("boom")
 			e.fail["k"] = errBoom
-			require.True(t, e.q.Add("k", t0, t0))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			e.idle()
 			require.Len(t, e.errs, 1)
 			assert.ErrorIs(t, e.errs[0], errBoom)
@@ -238,7 +239,7 @@ func TestQueueRules(t *testing.T) {
 			e.step(time.Hour)
 			assert.Equal(t, 1, e.count("k"), "no automatic rerun")
 			delete(e.fail, "k")
-			assert.True(t, e.q.Add("k", t0, t0))
+			assert.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			e.idle()
 			assert.Equal(t, 2, e.count("k"))
 			assert.Len(t, e.errs, 1)
@@ -248,12 +249,12 @@ func TestQueueRules(t *testing.T) {
 			// which still fires, is invisible to GetWorkerUnsafe and can no
 			// longer be cancelled.
 			release := e.gate("k")
-			require.True(t, e.q.Add("k", t0, t0))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			<-e.started
 			// Upstream's CancelWork reports false here too (the item was
 			// started at once), but true for a timer-started running item.
 			assert.False(t, e.q.Cancel("k"), "cancel of a running call")
-			require.True(t, e.q.Add("k", t0, t0.Add(time.Second)))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0.Add(time.Second)))
 			release()
 			e.idle()
 			it, ok := e.q.Get("k")
@@ -266,13 +267,13 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "an add on a running key is held and runs once, after the call returns", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("k")
-			require.True(t, e.q.Add("k", t0, t0))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			<-e.started
-			require.True(t, e.q.Add("k", t0, t0), "held behind the running call")
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0), "held behind the running call")
 			it, ok := e.q.Get("k")
 			require.True(t, ok)
-			assert.Equal(t, Item[string]{Key: "k", CreatedAt: t0, FireAt: t0, State: Pending}, it)
-			assert.False(t, e.q.Add("k", t0, t0), "the held item is pending: the first add wins")
+			assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: t0, FireAt: t0, State: Pending}, it)
+			assert.False(t, e.q.Add("k", struct{}{}, t0, t0), "the held item is pending: the first add wins")
 			assert.Equal(t, 1, e.q.Len(), "one key")
 			assert.Equal(t, 1, e.count("k"), "due, but held")
 			release()
@@ -282,18 +283,18 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "replace", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("run")
-			require.True(t, e.q.Add("run", t0, t0))
+			require.True(t, e.q.Add("run", struct{}{}, t0, t0))
 			<-e.started
-			assert.True(t, e.q.Replace("run", t0, t0.Add(2*time.Second)), "running: a new item is held")
-			assert.False(t, e.q.Replace("run", t0, t0.Add(2*time.Second)), "the held item has that fire time")
-			assert.True(t, e.q.Replace("run", t0, t0.Add(time.Second)), "a held item moves")
+			assert.True(t, e.q.Replace("run", struct{}{}, t0, t0.Add(2*time.Second)), "running: a new item is held")
+			assert.False(t, e.q.Replace("run", struct{}{}, t0, t0.Add(2*time.Second)), "the held item has that fire time")
+			assert.True(t, e.q.Replace("run", struct{}{}, t0, t0.Add(time.Second)), "a held item moves")
 			release()
 			e.idle()
 
-			require.True(t, e.q.Add("p", t0, t0.Add(5*time.Second)))
-			assert.False(t, e.q.Replace("p", t0, t0.Add(5*time.Second)), "equal fire time")
-			assert.True(t, e.q.Replace("p", t0, t0.Add(time.Second)))
-			assert.True(t, e.q.Replace("absent", t0, t0.Add(2*time.Second)))
+			require.True(t, e.q.Add("p", struct{}{}, t0, t0.Add(5*time.Second)))
+			assert.False(t, e.q.Replace("p", struct{}{}, t0, t0.Add(5*time.Second)), "equal fire time")
+			assert.True(t, e.q.Replace("p", struct{}{}, t0, t0.Add(time.Second)))
+			assert.True(t, e.q.Replace("absent", struct{}{}, t0, t0.Add(2*time.Second)))
 			e.step(time.Second)
 			assert.Equal(t, []string{"p", "run", "run"}, sorted(e.keys()))
 			e.step(time.Second)
@@ -301,12 +302,12 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "a held item cancelled before the call returns never runs", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("k")
-			require.True(t, e.q.Add("k", t0, t0))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			<-e.started
 			assert.False(t, e.q.Cancel("k"), "running: released, not cancelled")
-			require.True(t, e.q.Add("k", t0, t0))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
 			assert.True(t, e.q.Cancel("k"), "the held item is pending")
-			require.True(t, e.q.Add("k", t0, t0.Add(time.Second)))
+			require.True(t, e.q.Add("k", struct{}{}, t0, t0.Add(time.Second)))
 			release()
 			e.idle()
 			assert.Equal(t, 1, e.count("k"))
@@ -315,10 +316,10 @@ func TestQueueRules(t *testing.T) {
 		}},
 		{name: "shutdown drops pending, waits for running, refuses adds (upstream accepts them)", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("run")
-			require.True(t, e.q.Add("run", t0, t0))
+			require.True(t, e.q.Add("run", struct{}{}, t0, t0))
 			<-e.started
 			for _, k := range []string{"a", "b", "c"} {
-				require.True(t, e.q.Add(k, t0, t0.Add(time.Second)))
+				require.True(t, e.q.Add(k, struct{}{}, t0, t0.Add(time.Second)))
 			}
 			cancelled, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -327,15 +328,15 @@ func TestQueueRules(t *testing.T) {
 			release()
 			require.NoError(t, e.q.Shutdown(context.Background()))
 			// Upstream accepts work after CancelAndWait; the library refuses it.
-			assert.False(t, e.q.Add("d", t0, t0))
-			assert.False(t, e.q.Replace("d", t0, t0))
+			assert.False(t, e.q.Add("d", struct{}{}, t0, t0))
+			assert.False(t, e.q.Replace("d", struct{}{}, t0, t0))
 			e.step(time.Hour)
 			assert.Equal(t, []string{"run"}, e.keys())
 			assert.Zero(t, e.q.Len())
 		}},
 		{name: "a step runs exactly the items it passes, earliest first", opts: Options[string]{Workers: 1}, run: func(t *testing.T, e *env[string]) {
 			for i := 3; i >= 1; i-- {
-				e.q.Add(strconv.Itoa(i), t0, t0.Add(time.Duration(i)*time.Second))
+				e.q.Add(strconv.Itoa(i), struct{}{}, t0, t0.Add(time.Duration(i)*time.Second))
 			}
 			e.step(2 * time.Second)
 			assert.Equal(t, []string{"1", "2"}, e.keys())
@@ -343,8 +344,8 @@ func TestQueueRules(t *testing.T) {
 			assert.True(t, ok)
 		}},
 		{name: "cancelling the head re-arms for the next item", run: func(t *testing.T, e *env[string]) {
-			e.q.Add("A", t0, t0.Add(time.Second))
-			e.q.Add("B", t0, t0.Add(5*time.Second))
+			e.q.Add("A", struct{}{}, t0, t0.Add(time.Second))
+			e.q.Add("B", struct{}{}, t0, t0.Add(5*time.Second))
 			assert.True(t, e.q.Cancel("A"))
 			e.step(time.Second)
 			assert.Empty(t, e.keys())
@@ -354,12 +355,12 @@ func TestQueueRules(t *testing.T) {
 		{name: "work may add and cancel on its own queue", run: func(t *testing.T, e *env[string]) {
 			e.also = func(k string) {
 				if k == "A" {
-					assert.True(t, e.q.Add("B", e.clk.Now(), e.clk.Now()))
+					assert.True(t, e.q.Add("B", struct{}{}, e.clk.Now(), e.clk.Now()))
 					assert.True(t, e.q.Cancel("C"))
 				}
 			}
-			e.q.Add("C", t0, t0.Add(10*time.Second))
-			e.q.Add("A", t0, t0)
+			e.q.Add("C", struct{}{}, t0, t0.Add(10*time.Second))
+			e.q.Add("A", struct{}{}, t0, t0)
 			e.idle()
 			e.step(time.Minute)
 			assert.Equal(t, []string{"A", "B"}, e.keys())
@@ -377,10 +378,10 @@ func TestQueueRules(t *testing.T) {
 				runtime.Gosched()
 				now.Add(-1)
 			}
-			e.q.Add("x", t0, t0.Add(3*time.Second))
-			e.q.Add("y", t0, t0.Add(time.Second))
-			e.q.Add("z", t0, t0.Add(time.Second))
-			e.q.Add("w", t0, t0.Add(2*time.Second))
+			e.q.Add("x", struct{}{}, t0, t0.Add(3*time.Second))
+			e.q.Add("y", struct{}{}, t0, t0.Add(time.Second))
+			e.q.Add("z", struct{}{}, t0, t0.Add(time.Second))
+			e.q.Add("w", struct{}{}, t0, t0.Add(2*time.Second))
 			e.step(5 * time.Second)
 			assert.Equal(t, []string{"y", "z", "w", "x"}, e.keys())
 			assert.Equal(t, int32(1), peak.Load())
@@ -392,7 +393,7 @@ func TestQueueRules(t *testing.T) {
 			}
 			before := runtime.NumGoroutine()
 			for i := range n {
-				e.q.Add(strconv.Itoa(i), t0, t0.Add(time.Hour+time.Duration(i)*time.Millisecond))
+				e.q.Add(strconv.Itoa(i), struct{}{}, t0, t0.Add(time.Hour+time.Duration(i)*time.Millisecond))
 			}
 			assert.Equal(t, n, e.q.Len())
 			assert.LessOrEqual(t, runtime.NumGoroutine(), before+1, "only the timer goroutine")
@@ -401,12 +402,12 @@ func TestQueueRules(t *testing.T) {
 		{name: "a later decision keeps the running schedule", run: func(t *testing.T, e *env[string]) {
 			// The controller keeps an item created before now: it re-adds with
 			// the old createdAt, which the first-add-wins rule ignores.
-			require.True(t, e.q.Add("ns/pod", t0, t0.Add(time.Second)))
+			require.True(t, e.q.Add("ns/pod", struct{}{}, t0, t0.Add(time.Second)))
 			e.step(500 * time.Millisecond)
 			it, ok := e.q.Get("ns/pod")
 			require.True(t, ok)
 			require.True(t, it.CreatedAt.Before(e.clk.Now()))
-			assert.False(t, e.q.Add("ns/pod", it.CreatedAt, e.clk.Now().Add(100*time.Second)))
+			assert.False(t, e.q.Add("ns/pod", struct{}{}, it.CreatedAt, e.clk.Now().Add(100*time.Second)))
 			got, _ := e.q.Get("ns/pod")
 			assert.Equal(t, it, got)
 			e.step(500 * time.Millisecond)
@@ -414,11 +415,11 @@ func TestQueueRules(t *testing.T) {
 			assert.Equal(t, t0.Add(time.Second), e.runs[0].At)
 		}},
 		{name: "evict now: cancel and add at now runs at once", run: func(t *testing.T, e *env[string]) {
-			require.True(t, e.q.Add("ns/pod", t0, t0.Add(time.Second)))
+			require.True(t, e.q.Add("ns/pod", struct{}{}, t0, t0.Add(time.Second)))
 			e.clk.Step(300 * time.Millisecond)
 			t1 := e.clk.Now()
 			assert.True(t, e.q.Cancel("ns/pod"))
-			assert.True(t, e.q.Add("ns/pod", t1, t1))
+			assert.True(t, e.q.Add("ns/pod", struct{}{}, t1, t1))
 			e.idle()
 			require.Len(t, e.runs, 1)
 			assert.Equal(t, t1, e.runs[0].At)
@@ -439,8 +440,8 @@ func TestQueueNamespacedKeys(t *testing.T) {
 	bare := types.NamespacedName{Name: "n"}
 	inNS := types.NamespacedName{Namespace: "ns", Name: "n"}
 	assert.Equal(t, "/n", bare.String())
-	assert.True(t, e.q.Add(bare, t0, t0.Add(time.Second)))
-	assert.True(t, e.q.Add(inNS, t0, t0.Add(time.Second)))
+	assert.True(t, e.q.Add(bare, struct{}{}, t0, t0.Add(time.Second)))
+	assert.True(t, e.q.Add(inNS, struct{}{}, t0, t0.Add(time.Second)))
 	assert.Equal(t, 2, e.q.Len())
 	assert.True(t, e.q.Cancel(bare))
 	e.step(time.Second)
@@ -448,16 +449,16 @@ func TestQueueNamespacedKeys(t *testing.T) {
 
 	// Upstream keys by the string form, where "/n" and "n" differ too.
 	s := newEnv[string](t)
-	assert.True(t, s.q.Add(bare.String(), t0, t0.Add(time.Second)))
-	assert.True(t, s.q.Add("n", t0, t0.Add(time.Second)))
+	assert.True(t, s.q.Add(bare.String(), struct{}{}, t0, t0.Add(time.Second)))
+	assert.True(t, s.q.Add("n", struct{}{}, t0, t0.Add(time.Second)))
 }
 
 func TestQueueCancelPendingWaitingForWorker(t *testing.T) {
 	e := newEnv[string](t, Options[string]{Workers: 1})
 	release := e.gate("busy")
-	e.q.Add("busy", t0, t0)
+	e.q.Add("busy", struct{}{}, t0, t0)
 	<-e.started
-	e.q.Add("due", t0, t0)
+	e.q.Add("due", struct{}{}, t0, t0)
 	it, _ := e.q.Get("due")
 	assert.Equal(t, Pending, it.State, "due but waiting for the one worker")
 	assert.True(t, e.q.Cancel("due"))
@@ -474,7 +475,7 @@ func TestQueueUnboundedWorkers(t *testing.T) {
 	for i := range n {
 		k := strconv.Itoa(i)
 		releases = append(releases, e.gate(k))
-		e.q.Add(k, t0, t0)
+		e.q.Add(k, struct{}{}, t0, t0)
 	}
 	for range n {
 		<-e.started // all n calls are running at the same time
@@ -494,7 +495,7 @@ func TestQueueBoundedWorkers(t *testing.T) {
 	for i := range 5 {
 		k := strconv.Itoa(i)
 		releases = append(releases, e.gate(k))
-		e.q.Add(k, t0, t0)
+		e.q.Add(k, struct{}{}, t0, t0)
 	}
 	<-e.started
 	<-e.started
@@ -514,11 +515,11 @@ func TestQueueRetry(t *testing.T) {
 	t.Run("succeeds on the third attempt, backoff on the clock", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: 5, Initial: time.Second, Max: time.Minute}})
 		e.fail["k"] = errBoom
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		e.idle()
 		it, ok := e.q.Get("k")
 		require.True(t, ok)
-		assert.Equal(t, Item[string]{Key: "k", CreatedAt: t0, FireAt: t0, State: Pending, Attempts: 1}, it)
+		assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: t0, FireAt: t0, State: Pending, Attempts: 1}, it)
 		e.step(999 * time.Millisecond)
 		assert.Equal(t, 1, e.count("k"))
 		e.step(time.Millisecond)
@@ -537,7 +538,7 @@ func TestQueueRetry(t *testing.T) {
 	t.Run("gives up after MaxAttempts and reports the last error", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: 3, Initial: time.Second}})
 		e.fail["k"] = errBoom
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		for range 10 {
 			e.step(10 * time.Second)
 		}
@@ -548,7 +549,7 @@ func TestQueueRetry(t *testing.T) {
 	t.Run("cancel during backoff stops retries", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		e.idle()
 		assert.True(t, e.q.Cancel("k"))
 		e.step(time.Hour)
@@ -559,7 +560,7 @@ func TestQueueRetry(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
 		release := e.gate("k")
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		<-e.started
 		assert.False(t, e.q.Cancel("k"))
 		release()
@@ -570,10 +571,10 @@ func TestQueueRetry(t *testing.T) {
 	t.Run("replace during backoff reschedules and resets attempts", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1, Initial: time.Minute}})
 		e.fail["k"] = errBoom
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		e.idle()
-		assert.False(t, e.q.Replace("k", t0, t0), "same FireAt")
-		assert.True(t, e.q.Replace("k", t0, t0.Add(time.Second)))
+		assert.False(t, e.q.Replace("k", struct{}{}, t0, t0), "same FireAt")
+		assert.True(t, e.q.Replace("k", struct{}{}, t0, t0.Add(time.Second)))
 		it, _ := e.q.Get("k")
 		assert.Zero(t, it.Attempts)
 		delete(e.fail, "k")
@@ -583,7 +584,7 @@ func TestQueueRetry(t *testing.T) {
 	t.Run("shutdown drops an item waiting to retry", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})
 		e.fail["k"] = errBoom
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		e.idle()
 		require.NoError(t, e.q.Shutdown(context.Background()))
 		_, ok := e.q.Get("k")
@@ -622,8 +623,8 @@ func TestRetryBackoff(t *testing.T) {
 func TestQueueOptions(t *testing.T) {
 	t.Run("nil work does nothing", func(t *testing.T) {
 		clk := testclock.NewFakeClock(t0)
-		q := New[int](nil, Options[int]{Clock: clk})
-		assert.True(t, q.Add(1, t0, t0))
+		q := New[int, struct{}](nil, Options[int]{Clock: clk})
+		assert.True(t, q.Add(1, struct{}{}, t0, t0))
 		require.NoError(t, q.Idle(context.Background()))
 		assert.Zero(t, q.Len())
 	})
@@ -631,18 +632,18 @@ func TestQueueOptions(t *testing.T) {
 		type ctxKey struct{}
 		ctx := context.WithValue(context.Background(), ctxKey{}, "v")
 		got := make(chan any, 1)
-		q := New(func(ctx context.Context, _ int, _ time.Time) error {
+		q := New(func(ctx context.Context, _ Item[int, struct{}]) error {
 			got <- ctx.Value(ctxKey{})
 			return nil
 		}, Options[int]{Context: ctx, Clock: testclock.NewFakeClock(t0)})
-		q.Add(1, t0, t0)
+		q.Add(1, struct{}{}, t0, t0)
 		assert.Equal(t, "v", <-got)
 		require.NoError(t, q.Shutdown(context.Background()))
 	})
 	t.Run("idle honours its context", func(t *testing.T) {
 		e := newEnv[string](t)
 		release := e.gate("k")
-		e.q.Add("k", t0, t0)
+		e.q.Add("k", struct{}{}, t0, t0)
 		<-e.started
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -657,14 +658,14 @@ func TestQueueOptions(t *testing.T) {
 func TestQueueNoGoroutineWhenEmpty(t *testing.T) {
 	e := newEnv[string](t)
 	base := runtime.NumGoroutine()
-	e.q.Add("a", t0, t0.Add(time.Second))
-	e.q.Add("b", t0, t0.Add(2*time.Second))
+	e.q.Add("a", struct{}{}, t0, t0.Add(time.Second))
+	e.q.Add("b", struct{}{}, t0, t0.Add(2*time.Second))
 	e.q.Cancel("a")
 	e.q.Cancel("b")
 	e.step(time.Second)
 	assert.Zero(t, e.clk.Waiters(), "timer stopped")
 	waitGoroutines(t, base)
-	e.q.Add("c", t0, t0.Add(3*time.Second))
+	e.q.Add("c", struct{}{}, t0, t0.Add(3*time.Second))
 	e.step(3 * time.Second)
 	waitGoroutines(t, base)
 	assert.Equal(t, []string{"c"}, e.keys())
@@ -689,16 +690,17 @@ func TestQueueSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var got []string
-		q := New(func(_ context.Context, k string, _ time.Time) error {
+		q := New(func(_ context.Context, it Item[string, struct{}]) error {
+			k := it.Key
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, k)
 			return nil
 		}, Options[string]{})
 		now := time.Now()
-		q.Add("b", now, now.Add(2*time.Second))
-		q.Add("a", now, now.Add(time.Second))
-		q.Add("now", now, now)
+		q.Add("b", struct{}{}, now, now.Add(2*time.Second))
+		q.Add("a", struct{}{}, now, now.Add(time.Second))
+		q.Add("now", struct{}{}, now, now)
 		synctest.Wait()
 		mu.Lock()
 		assert.Equal(t, []string{"now"}, got)
@@ -723,7 +725,7 @@ func TestQueueSynctest(t *testing.T) {
 func TestQueueCancelRunningAfterTimer(t *testing.T) {
 	e := newEnv[string](t)
 	release := e.gate("k")
-	e.q.Add("k", t0, t0.Add(time.Second))
+	e.q.Add("k", struct{}{}, t0, t0.Add(time.Second))
 	e.clk.Step(time.Second)
 	<-e.started
 	assert.False(t, e.q.Cancel("k"))
@@ -763,9 +765,9 @@ func TestQueueCancelHeadKeepsTimer(t *testing.T) {
 	clk := &armCounter{FakeClock: testclock.NewFakeClock(t0)}
 	e := newEnv[string](t, Options[string]{Clock: clk})
 	for _, k := range []string{"a", "b", "c"} {
-		e.q.Add(k, t0, t0.Add(time.Second))
+		e.q.Add(k, struct{}{}, t0, t0.Add(time.Second))
 	}
-	e.q.Add("d", t0, t0.Add(2*time.Second))
+	e.q.Add("d", struct{}{}, t0, t0.Add(2*time.Second))
 	require.EqualValues(t, 1, clk.arms.Load())
 
 	assert.True(t, e.q.Cancel("a"))
@@ -777,7 +779,7 @@ func TestQueueCancelHeadKeepsTimer(t *testing.T) {
 	e.idle()
 	assert.Equal(t, []string{"c"}, e.keys())
 
-	e.q.Add("e", t0, t0.Add(3*time.Second))
+	e.q.Add("e", struct{}{}, t0, t0.Add(3*time.Second))
 	arms := clk.arms.Load()
 	assert.True(t, e.q.Cancel("d"))
 	assert.Equal(t, arms+1, clk.arms.Load(), "e is due later than d: re-armed")

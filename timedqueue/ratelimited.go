@@ -39,11 +39,11 @@ type RateLimited[K comparable] struct {
 	try sync.Mutex // serialises Try; never held by the other methods
 
 	mu        sync.Mutex
-	h         Heap[K]        // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
-	uids      map[K]any      // UIDs of queued values that have one
-	processed map[K]struct{} // tombstones
-	lim       *rate.Limiter  // nil: stopped
-	qps       float32        // the configured rate
+	h         Heap[K, struct{}] // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
+	uids      map[K]any         // UIDs of queued values that have one
+	processed map[K]struct{}    // tombstones
+	lim       *rate.Limiter     // nil: stopped
+	qps       float32           // the configured rate
 }
 
 // NewRateLimited returns an empty queue whose token bucket refills at qps
@@ -80,7 +80,7 @@ func (r *RateLimited[K]) Add(value K, uid any) bool {
 		return false
 	}
 	now := r.clock.Now()
-	if !r.h.Push(value, now, now) {
+	if !r.h.Push(value, struct{}{}, now, now) {
 		return false
 	}
 	r.setUID(value, uid)
@@ -100,7 +100,7 @@ func (r *RateLimited[K]) setUID(value K, uid any) {
 }
 
 // timedValue returns the TimedValue of the queued item it.
-func (r *RateLimited[K]) timedValue(it Item[K]) TimedValue[K] {
+func (r *RateLimited[K]) timedValue(it Item[K, struct{}]) TimedValue[K] {
 	return TimedValue[K]{Value: it.Key, UID: r.uids[it.Key], AddedAt: it.CreatedAt, ProcessAt: it.FireAt}
 }
 
@@ -159,7 +159,7 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 				}
 				r.processed[v.Value] = struct{}{}
 			}
-		} else if r.h.Update(v.Value, v.AddedAt, now.Add(wait+1)) {
+		} else if r.h.Update(v.Value, struct{}{}, v.AddedAt, now.Add(wait+1)) {
 			// Like upstream, the retried value is the one fn saw, even if the
 			// key was removed and added again meanwhile.
 			r.setUID(v.Value, v.UID)

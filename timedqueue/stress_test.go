@@ -32,7 +32,8 @@ func TestQueueStress(t *testing.T) {
 	runs := map[int64]int{} // fire time (Unix ns) → calls
 	var early, overlaps atomic.Int64
 	var inFlight [keys]atomic.Int32
-	q := New(func(_ context.Context, k int, fireAt time.Time) error {
+	q := New(func(_ context.Context, it Item[int, struct{}]) error {
+		k, fireAt := it.Key, it.FireAt
 		if inFlight[k].Add(1) > 1 {
 			overlaps.Add(1)
 		}
@@ -73,7 +74,7 @@ func TestQueueStress(t *testing.T) {
 				case p < 40:
 					b.mu.Lock()
 					f := fireAt(r)
-					if q.Add(k, clk.Now(), f) {
+					if q.Add(k, struct{}{}, clk.Now(), f) {
 						b.issued = append(b.issued, f.UnixNano())
 					}
 					b.mu.Unlock()
@@ -91,7 +92,7 @@ func TestQueueStress(t *testing.T) {
 					b.mu.Lock()
 					it, found := q.Get(k)
 					f := fireAt(r)
-					if q.Replace(k, clk.Now(), f) {
+					if q.Replace(k, struct{}{}, clk.Now(), f) {
 						b.issued = append(b.issued, f.UnixNano())
 						if found && it.State == Pending {
 							// Replaced, or it ran between Get and Replace.

@@ -18,7 +18,9 @@ import (
 
 // event is one change the API server stored, as the trace saw it: a taint
 // added or removed, a node's Ready status, a pod marked not ready, given the
-// DisruptionTarget condition or deleted.
+// DisruptionTarget condition or deleted, or an Event the node lifecycle or
+// taint eviction controller recorded (its first occurrence: repeats only
+// raise its count).
 type event struct {
 	at   time.Time
 	what string
@@ -41,6 +43,9 @@ func (c *cluster) startTrace(t *testing.T) *trace {
 	_, _ = f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { tr.pod(nil, obj.(*v1.Pod)) },
 		UpdateFunc: func(old, obj any) { tr.pod(old.(*v1.Pod), obj.(*v1.Pod)) },
+	})
+	_, _ = f.Core().V1().Events().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { tr.recorded(obj.(*v1.Event)) },
 	})
 	ctx, cancel := context.WithCancel(c.ctx)
 	f.Start(ctx.Done())
@@ -96,6 +101,22 @@ func (tr *trace) node(old, cur *v1.Node) {
 	if r := readyOf(cur); r != readyOf(old) && r != "" {
 		tr.add("node " + cur.Name + " Ready=" + string(r))
 	}
+}
+
+// tracedSources are the components whose Events the trace records:
+// kube-controller-manager's node lifecycle and taint eviction controllers,
+// and ours, which record under the same names.
+var tracedSources = map[string]bool{"node-controller": true, "taint-eviction-controller": true}
+
+func (tr *trace) recorded(e *v1.Event) {
+	if !tracedSources[e.Source.Component] {
+		return
+	}
+	obj := e.InvolvedObject.Name
+	if e.InvolvedObject.Namespace != "" {
+		obj = e.InvolvedObject.Namespace + "/" + obj
+	}
+	tr.add(fmt.Sprintf("event %s %s %s: %s %s %q", e.Source.Component, e.InvolvedObject.Kind, obj, e.Type, e.Reason, e.Message))
 }
 
 func (tr *trace) pod(old, cur *v1.Pod) {

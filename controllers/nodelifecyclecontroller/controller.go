@@ -25,6 +25,9 @@
 // every pod it marks not ready. Its metrics ([NewMetrics]) are upstream's
 // node_collector_* ones.
 //
+// One deliberate difference: a NoSchedule taint write that fails is retried
+// with backoff, where upstream drops it until the node next changes.
+//
 // Not done: the legacy (pre-taint) pod deletion mode.
 package nodelifecyclecontroller
 
@@ -131,7 +134,8 @@ func New(cfg Config) (*Controller, error) {
 func (c *Controller) Run(ctx context.Context) error {
 	defer c.startRecording(ctx)()
 	// Upstream's queues, under upstream's names.
-	nodeQueue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "node_lifecycle_controller"})
+	nodeQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller", Clock: c.cfg.Clock})
 	podQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller_pods", Clock: c.cfg.Clock})
 	defer nodeQueue.ShutDown()
@@ -279,7 +283,7 @@ func (c *Controller) pass(ctx context.Context) {
 		}
 	}
 	for _, np := range res.Nodes {
-		if np.Health.BecameNotReady() {
+		if np.TurnedNotReady {
 			c.cfg.Logger.Info("node not ready", "node", np.Node.Name, "pods marked not ready", len(np.PodsNotReady))
 		}
 	}
@@ -317,25 +321,38 @@ func (c *Controller) drainLoop(ctx context.Context) {
 }
 
 // noScheduleWorker keeps each queued node's NoSchedule taints in line with
-// its conditions (upstream doNoScheduleTaintingPass).
-func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedInterface[string]) {
+// its conditions (upstream doNoScheduleTaintingPass). A failed write is
+// queued again with backoff; upstream drops it (a TODO in its source) until
+// the node's next update, which a node that stopped posting may never have.
+func (c *Controller) noScheduleWorker(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	a := &api{client: c.cfg.Client, clock: c.cfg.Clock}
 	for {
 		name, shutdown := q.Get()
 		if shutdown {
 			return
 		}
-		node, err := c.cfg.Nodes.Lister().Get(name)
-		if err == nil {
-			add, remove := nodelifecycle.NoScheduleTaints(node)
-			if s := (nodelifecycle.Swap{Add: add, Remove: remove}); !s.Empty() {
-				if err := a.SwapTaints(ctx, name, s); err != nil {
-					c.cfg.Logger.Error("NoSchedule taints", "node", name, "err", err)
-				}
-			}
+		if err := c.noScheduleTaints(ctx, a, name); err != nil {
+			c.cfg.Logger.Error("NoSchedule taints, retrying", "node", name, "err", err)
+			q.AddRateLimited(name)
+		} else {
+			q.Forget(name)
 		}
 		q.Done(name)
 	}
+}
+
+// noScheduleTaints writes the NoSchedule taints the cached node's conditions
+// call for; a node gone from the cache needs none.
+func (c *Controller) noScheduleTaints(ctx context.Context, a *api, name string) error {
+	node, err := c.cfg.Nodes.Lister().Get(name)
+	if err != nil {
+		return nil
+	}
+	add, remove := nodelifecycle.NoScheduleTaints(node)
+	if s := (nodelifecycle.Swap{Add: add, Remove: remove}); !s.Empty() {
+		return a.SwapTaints(ctx, name, s)
+	}
+	return nil
 }
 
 // podWorker marks each queued pod not ready when its node is not ready

@@ -464,3 +464,46 @@ func TestPodBoundRetries(t *testing.T) {
 		`Pod ns/late (uid-late): Warning NodeNotReady "Node is not ready"`,
 	)
 }
+
+// TestNoScheduleRetries: a NoSchedule taint write that the API server
+// refuses is tried again with backoff; upstream's worker drops it until the
+// node's next update, so a node that stopped posting would stay untainted.
+func TestNoScheduleRetries(t *testing.T) {
+	h := newHarness(t, readyNode("b", v1.ConditionFalse))
+	var mu sync.Mutex
+	failures := 2
+	h.client.PrependReactor("update", "nodes", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if a.GetSubresource() != "" || failures == 0 {
+			return false, nil, nil
+		}
+		failures--
+		return true, nil, apierrors.NewInternalError(fmt.Errorf("etcd is slow"))
+	})
+	h.eventually("node b", func() bool { return h.cachedNode("b") != nil })
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Clock: h.clock})
+	defer q.ShutDown()
+	worked := make(chan struct{})
+	go func() { h.c.noScheduleWorker(h.ctx, q); close(worked) }()
+	q.Add("b")
+	tainted := func() bool {
+		n, err := h.client.CoreV1().Nodes().Get(h.ctx, "b", metav1.GetOptions{})
+		return err == nil && len(n.Spec.Taints) == 1 && n.Spec.Taints[0].Key == v1.TaintNodeNotReady &&
+			n.Spec.Taints[0].Effect == v1.TaintEffectNoSchedule
+	}
+	for deadline := time.Now().Add(10 * time.Second); !tainted(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("b never tainted not-ready:NoSchedule")
+		}
+		h.clock.Step(10 * time.Millisecond) // the backoff's time passes
+	}
+	q.ShutDown()
+	<-worked
+	mu.Lock()
+	defer mu.Unlock()
+	if failures != 0 {
+		t.Errorf("%d injected failures left: the write was not refused twice", failures)
+	}
+}

@@ -126,7 +126,7 @@ func podMarked(ctx context.Context, r record.EventRecorder, pod *v1.Pod) {
 func (pe *passEvents) flush(r record.EventRecorder, nodes []nodelifecycle.NodePass) {
 	for _, np := range nodes {
 		name := np.Node.Name
-		if pe.listed[name] && np.Health.BecameNotReady() {
+		if pe.listed[name] && np.TurnedNotReady {
 			recordNodeStatusChange(r, np.Node, ReasonNodeNotReady)
 		}
 		for _, pod := range pe.pods[name] {
