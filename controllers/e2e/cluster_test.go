@@ -470,3 +470,20 @@ func ptr[T any](v T) *T { return &v }
 func tolerate(key string, seconds *int64) v1.Toleration {
 	return v1.Toleration{Key: key, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: seconds}
 }
+
+// markedForDeletion counts, by pod name, the "Marking for deletion" events
+// of the taint eviction controller in namespace ns (repeats of one event
+// raise its count).
+func (c *cluster) markedForDeletion(ns string) (map[string]int32, error) {
+	evs, err := c.client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction"})
+	if err != nil {
+		return nil, err
+	}
+	marked := map[string]int32{}
+	for _, e := range evs.Items {
+		if e.InvolvedObject.Kind == "Pod" && strings.HasPrefix(e.Message, "Marking for deletion") {
+			marked[e.InvolvedObject.Name] += max(e.Count, 1)
+		}
+	}
+	return marked, nil
+}

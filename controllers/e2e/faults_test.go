@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestFaults runs our two controllers through failures: the leader of two
@@ -82,15 +79,9 @@ func TestFaults(t *testing.T) {
 	// Every pod the test expected gone was marked for deletion once (the
 	// events of the outage reach the server when the recorder retries).
 	eventually(t, 40*time.Second, "one deletion event per evicted pod", func() (bool, string) {
-		evs, err := c.client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction"})
+		marked, err := c.markedForDeletion(ns)
 		if err != nil {
 			return false, err.Error()
-		}
-		marked := map[string]int32{}
-		for _, e := range evs.Items {
-			if e.InvolvedObject.Kind == "Pod" && strings.HasPrefix(e.Message, "Marking for deletion") {
-				marked[e.InvolvedObject.Name] += max(e.Count, 1)
-			}
 		}
 		for _, name := range []string{"two", "eight"} {
 			if marked[name] > 1 {

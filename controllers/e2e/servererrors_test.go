@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -278,15 +277,9 @@ func TestServerErrors(t *testing.T) {
 	}
 	// One deletion event per evicted pod, none for the others.
 	eventually(t, 30*time.Second, "one deletion event per evicted pod", func() (bool, string) {
-		evs, err := c.client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction"})
+		marked, err := c.markedForDeletion(ns)
 		if err != nil {
 			return false, err.Error()
-		}
-		marked := map[string]int32{}
-		for _, e := range evs.Items {
-			if e.InvolvedObject.Kind == "Pod" && strings.HasPrefix(e.Message, "Marking for deletion") {
-				marked[e.InvolvedObject.Name] += max(e.Count, 1)
-			}
 		}
 		for name, n := range marked {
 			if n > 1 || !slices.Contains([]string{"user-taint", "zero", "two"}, name) {
