@@ -60,9 +60,11 @@
 //     selectors once per PodDisruptionBudget ([NewPDBs]), and within [Evaluate]
 //     a node's victim search allocates only its result: sort keys are
 //     computed once per search, hold no pointers, and no comparison
-//     allocates. One node with P pods and B budgets costs
-//     O(P log P + P·(B + R + F)) for R checked resources and F filters
-//     (upstream: O(P² + P·B·S + P·F), re-parsing selectors of size S).
+//     allocates. One node with P pods costs O(P log P + P·(L + b + R + F))
+//     for L labels per pod, b budgets indexed under one of a pod's labels
+//     or requiring none, R checked resources and F filters (upstream:
+//     O(P² + P·B·S + P·F) for all B budgets of the pod's namespace,
+//     re-parsing selectors of size S).
 //
 // # Fit model
 //

@@ -207,13 +207,15 @@ type nodeEval struct {
 	viol    []victimKey
 	nonViol []victimKey
 	victims []victimKey
-	budgets []int32
-	sum     usage // scratch for used(true)
+	budgets []int32 // every PDB's budget left, disruptionsAllowed but for charged
+	charged []int32 // the budgets charged on the last node, to restore
+	cands   []int32 // scratch for PDBs.candidates
+	sum     usage   // scratch for used(true)
 }
 
 func (c *call) newEval() *nodeEval {
 	k := len(c.checked)
-	return &nodeEval{
+	e := &nodeEval{
 		c:       c,
 		alloc:   make([]int64, k),
 		usage:   usage{scalars: make([]int64, k)},
@@ -221,6 +223,8 @@ func (c *call) newEval() *nodeEval {
 		sum:     usage{scalars: make([]int64, k)},
 		budgets: make([]int32, len(c.pdbs.items)),
 	}
+	c.pdbs.fillBudgets(e.budgets)
+	return e
 }
 
 // reset loads node with all its bound pods present.

@@ -117,9 +117,10 @@ func (e *nodeEval) selectVictims(node *NodeSnapshot) (Victims, Status) {
 	if len(c.pdbs.items) == 0 {
 		nonViol = append(nonViol, keys...)
 	} else {
-		c.pdbs.resetBudgets(e.budgets)
+		c.pdbs.restoreBudgets(e.budgets, e.charged)
+		e.charged = e.charged[:0]
 		for _, k := range keys {
-			if c.pdbs.violates(node.pods[k.idx].pod, e.budgets) {
+			if c.pdbs.violates(node.pods[k.idx].pod, e.budgets, &e.charged, &e.cands) {
 				k.count = 1
 				viol = append(viol, k)
 			} else {
