@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/evictkit/eviction/examples/internal/golden"
 	"github.com/evictkit/eviction/examples/whatif/internal/gensnap"
 	"github.com/evictkit/eviction/nodelifecycle"
 )
@@ -257,14 +257,7 @@ func TestRuleControlPlaneDownFullZoneKeepsRate(t *testing.T) {
 // secondary rate), a zone and some of another, and a few nodes.
 func TestSimSkippingIdleTaintPassesKeepsTheTimeline(t *testing.T) {
 	c := gensnap.Config{Nodes: 180, Zones: 3, PodsPerNode: 2, Format: gensnap.JSON}
-	var b bytes.Buffer
-	if err := gensnap.Write(&b, c); err != nil {
-		t.Fatal(err)
-	}
-	s, err := readSnapshot(&b, "generated snapshot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := generated(t, c)
 	zoneA, zoneB := gensnap.ZoneNodes(c, 0), gensnap.ZoneNodes(c, 1)
 	cases := map[string][]string{
 		"a whole zone":               zoneA,
@@ -426,30 +419,12 @@ func TestSimSkippingRepeatedMonitorPassesKeepsTheReport(t *testing.T) {
 				t.Fatalf("nothing tainted: the case tests nothing\n%s", wantTable)
 			}
 			if gotTable != wantTable {
-				t.Errorf("table with skipping differs:\n%s", lineDiff(gotTable, wantTable))
+				t.Errorf("table with skipping differs:\n%s", golden.FirstDiff(wantTable, gotTable))
 			}
 			if gotJSON != wantJSON {
-				t.Errorf("JSON with skipping differs:\n%s", lineDiff(gotJSON, wantJSON))
+				t.Errorf("JSON with skipping differs:\n%s", golden.FirstDiff(wantJSON, gotJSON))
 			}
 			t.Logf("%d monitor passes, %d without skipping", skipped, every)
 		})
 	}
-}
-
-// lineDiff shows the first line where got and want differ.
-func lineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d\ngot  %q\nwant %q", i+1, gl, wl)
-		}
-	}
-	return "same lines"
 }
