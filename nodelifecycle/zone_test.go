@@ -243,7 +243,9 @@ func TestHandleDisruption(t *testing.T) {
 	}
 }
 
-func TestCase28ExcludedNodeStillActedOn(t *testing.T) {
+// A node excluded from its zone's disruption count is still queued for its
+// NoExecute taint when it is not ready: the exclusion only keeps it out of the counts.
+func TestExcludedNodeStillActedOn(t *testing.T) {
 	n := withLabels(mkNode("a1", t0, readyCond(v1.ConditionFalse, t0, t0)), LabelExcludeDisruption, "", v1.LabelTopologyZone, "A")
 	require.True(t, ExcludedFromDisruption(n))
 	assert.Equal(t, Action{Kind: Enqueue, ClearTombstone: true}, NoExecuteAction(n, &n.Status.Conditions[0]))
