@@ -30,13 +30,19 @@ const (
 	gracePeriod   = 4 * time.Second
 	startupGrace  = 10 * time.Second
 	heartbeat     = 500 * time.Millisecond
+	evictionRate  = 10 // nodes per second
 )
 
 var nodeLifecycleFlags = []string{
 	"--node-monitor-period=" + monitorPeriod.String(),
 	"--node-monitor-grace-period=" + gracePeriod.String(),
 	"--node-startup-grace-period=" + startupGrace.String(),
-	"--node-eviction-rate=10",
+	"--node-eviction-rate=" + strconv.Itoa(evictionRate),
+}
+
+// runSettings are the settings a run is judged by, given its measured lag.
+func runSettings(lag time.Duration) settings {
+	return settings{period: monitorPeriod, grace: gracePeriod, evictionRate: evictionRate, lag: lag}
 }
 
 // variant says which controllers of ours replace kube-controller-manager's.
@@ -428,21 +434,6 @@ func (c *cluster) waitNoExecute(t *testing.T, timeout time.Duration, node string
 		}
 		return fmt.Sprint(got) == fmt.Sprint(keys), fmt.Sprint(n.Spec.Taints)
 	})
-}
-
-// taintAdded returns the TimeAdded of the node's NoExecute taint with key.
-func (c *cluster) taintAdded(t *testing.T, node, key string) *metav1.Time {
-	t.Helper()
-	n, err := c.client.CoreV1().Nodes().Get(c.ctx, node, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tn := range n.Spec.Taints {
-		if tn.Key == key && tn.Effect == v1.TaintEffectNoExecute {
-			return tn.TimeAdded
-		}
-	}
-	return nil
 }
 
 func podCondition(pod *v1.Pod, ct v1.PodConditionType) *v1.PodCondition {

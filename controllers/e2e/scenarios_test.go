@@ -26,6 +26,12 @@ var scenarios = []scenario{
 	{"NodeGoesSilent", "s2", nodeGoesSilent},
 }
 
+// patience bounds every wait of a scenario. It only keeps a broken run from
+// hanging: when each change happens is judged afterwards against the run's
+// own inputs (checkTimes), so a loaded machine that slows a run does not fail
+// it.
+const patience = 2 * time.Minute
+
 // excluded keeps a node out of its zone's disruption count, as upstream's
 // integration tests do for their nodes.
 var excluded = map[string]string{"node.kubernetes.io/exclude-disruption": "true"}
@@ -45,19 +51,20 @@ func noExecuteTaintAddedByUser(t *testing.T, c *cluster) {
 	c.createPod(t, ns, "tolerating", "s1a-1", tolerate(key, nil))
 	c.createPod(t, ns, "two-seconds", "s1a-1", tolerate(key, ptr(int64(2))))
 	c.createPod(t, ns, "elsewhere", "s1a-2")
-	c.waitNoExecute(t, 20*time.Second, "s1a-1")
+	c.waitNoExecute(t, patience, "s1a-1")
 
 	c.addTaint(t, "s1a-1", v1.Taint{Key: key, Effect: v1.TaintEffectNoExecute})
-	c.waitEvicted(t, 20*time.Second, ns, "untolerating")
-	c.waitEvicted(t, 20*time.Second, ns, "two-seconds")
+	c.waitEvicted(t, patience, ns, "untolerating")
+	c.waitEvicted(t, patience, ns, "two-seconds")
 	c.requirePresent(t, ns, "tolerating", "elsewhere")
 }
 
 // taintBasedEvictions is upstream's TestTaintBasedEvictions, its cases on
 // one cluster: a node that reports Ready=False is tainted not-ready and one
 // that reports Ready=Unknown unreachable; pods that tolerate the taint for
-// 0 s go at once, for 3 s after that, forever never; a pod with no
-// tolerations gets the admission default of 300 s and stays.
+// 0 s go at once, for 3 s after that (no earlier: checkTimes holds every
+// deletion to its toleration), forever never; a pod with no tolerations gets
+// the admission default of 300 s and stays.
 func taintBasedEvictions(t *testing.T, c *cluster) {
 	ns := c.namespace(t, "s1b")
 	c.createNode(t, "s1b-0", "s1b", v1.ConditionTrue, excluded)
@@ -72,22 +79,11 @@ func taintBasedEvictions(t *testing.T, c *cluster) {
 	c.createPod(t, ns, "unreachable-zero", "s1b-2", tolerate(unreachable, ptr(int64(0))))
 	c.createPod(t, ns, "healthy-node", "s1b-0", tolerate(notReady, ptr(int64(0))))
 
-	c.waitNoExecute(t, 20*time.Second, "s1b-1", notReady)
-	added := c.taintAdded(t, "s1b-1", notReady)
-	c.waitNoExecute(t, 20*time.Second, "s1b-2", unreachable)
-	c.waitEvicted(t, 15*time.Second, ns, "zero")
-	c.waitEvicted(t, 15*time.Second, ns, "unreachable-zero")
-	three := c.waitEvicted(t, 20*time.Second, ns, "three")
-	// The pod's toleration clock starts when the controller sees the taint,
-	// after the taint's TimeAdded; both times are stored in whole seconds,
-	// so "3 s later" reads as at least 2 s apart.
-	if three != nil && added != nil {
-		if cond := podCondition(three, v1.DisruptionTarget); cond != nil {
-			if d := cond.LastTransitionTime.Sub(added.Time); d < 2*time.Second {
-				t.Errorf("pod three evicted %v after its node was tainted, want 3 s", d)
-			}
-		}
-	}
+	c.waitNoExecute(t, patience, "s1b-1", notReady)
+	c.waitNoExecute(t, patience, "s1b-2", unreachable)
+	c.waitEvicted(t, patience, ns, "zero")
+	c.waitEvicted(t, patience, ns, "unreachable-zero")
+	c.waitEvicted(t, patience, ns, "three")
 	c.requirePresent(t, ns, "forever", "default", "healthy-node")
 	_, def := c.podState(ns, "default")
 	if def != nil {
@@ -129,19 +125,19 @@ func nodeGoesSilent(t *testing.T, c *cluster) {
 		t.Fatal(err)
 	}
 	for i := range 4 {
-		c.waitNoExecute(t, 20*time.Second, "s2-"+string(rune('0'+i)))
+		c.waitNoExecute(t, patience, "s2-"+string(rune('0'+i)))
 	}
 
 	c.silenceNodes(t, "s2-1", "s2-2")
-	c.waitNoExecute(t, 30*time.Second, "s2-1", unreachable)
-	c.waitNoExecute(t, 30*time.Second, "s2-2", unreachable)
-	c.waitEvicted(t, 20*time.Second, ns, "two")
-	c.waitEvicted(t, 20*time.Second, ns, "five")
+	c.waitNoExecute(t, patience, "s2-1", unreachable)
+	c.waitNoExecute(t, patience, "s2-2", unreachable)
+	c.waitEvicted(t, patience, ns, "two")
+	c.waitEvicted(t, patience, ns, "five")
 
 	c.reviveNode("s2-2")
 	c.postStatus(t, "s2-2", v1.ConditionTrue)
 	c.setAlive("s2-2", true)
-	c.waitNoExecute(t, 30*time.Second, "s2-2")
+	c.waitNoExecute(t, patience, "s2-2")
 	c.requirePresent(t, ns, "forever", "default", "returns", "healthy")
 	_, forever := c.podState(ns, "forever")
 	if forever != nil {
@@ -152,9 +148,14 @@ func nodeGoesSilent(t *testing.T, c *cluster) {
 }
 
 // TestScenarios runs every scenario on each variant, kube-controller-
-// manager's controllers and ours in their place, then compares what the API
-// server recorded: the same taints, conditions and deletions, in the same
-// order, at times within one monitor period and a heartbeat.
+// manager's controllers and ours in their place. Each run is judged against
+// its own inputs (checkTimes: a silent node turns Unknown a grace period
+// after its last Lease renewal, a pod is deleted when its toleration of the
+// taint runs out, every reaction within a monitor period and a few times the
+// run's measured lag); then every run of ours is compared with kube-
+// controller-manager's: the same taints, conditions, deletions and Events, in
+// the same causal order (compareRuns). No time of one run is compared with
+// another's.
 func TestScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
@@ -168,19 +169,12 @@ func TestScenarios(t *testing.T) {
 				t.Parallel()
 				c := startCluster(t, v)
 				tr := c.startTrace(t)
+				starts := map[string]time.Time{}
 				for _, s := range scenarios {
 					t.Run(s.name, func(t *testing.T) {
-						start := time.Now()
+						starts[s.name] = time.Now()
 						s.run(t, c)
-						t.Logf("%s on %s took %v", s.name, v.name, time.Since(start).Round(100*time.Millisecond))
-						evs := tr.since(start, s.prefix)
-						t.Logf("trace:\n%s", formatTrace(evs))
-						mu.Lock()
-						defer mu.Unlock()
-						if traces[s.name] == nil {
-							traces[s.name] = map[string][]event{}
-						}
-						traces[s.name][v.name] = evs
+						t.Logf("%s on %s took %v", s.name, v.name, time.Since(starts[s.name]).Round(100*time.Millisecond))
 					})
 				}
 				// The fifth scenario, on each variant at no cost
@@ -191,10 +185,33 @@ func TestScenarios(t *testing.T) {
 					c.checkPrediction(t, tr, "s2")
 					t.Logf("the whatif check on %s took %v", v.name, time.Since(start).Round(10*time.Millisecond))
 				})
+				// Each scenario's changes, taken now that the Events of
+				// its last steps have reached the API server too (every
+				// scenario names its objects with a prefix of its own).
+				for _, s := range scenarios {
+					start, ran := starts[s.name]
+					if !ran {
+						continue
+					}
+					t.Run("times/"+s.name, func(t *testing.T) {
+						evs := tr.since(start, s.prefix)
+						lag := tr.lag(start, time.Now())
+						renewals := c.lastRenewals(t, tr, start)
+						t.Logf("trace (lag %v):\n%s", lag, formatTrace(evs))
+						for _, p := range checkTimes(evs, runSettings(lag), renewals) {
+							t.Error(p)
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						if traces[s.name] == nil {
+							traces[s.name] = map[string][]event{}
+						}
+						traces[s.name][v.name] = evs
+					})
+				}
 			})
 		}
 	})
-	tol := monitorPeriod + heartbeat + time.Second
 	for _, s := range scenarios {
 		t.Run("drop-in/"+s.name, func(t *testing.T) {
 			ref, ok := traces[s.name][upstream.name]
@@ -207,12 +224,37 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("%s: no run", v.name)
 					continue
 				}
-				problems, maxDiff := compareTraces(ref, got, tol)
-				t.Logf("%s against kcm: %d events, largest time difference %v", v.name, len(got), maxDiff.Round(10*time.Millisecond))
+				problems := compareRuns(ref, got)
+				t.Logf("%s against kcm: %d changes and Events, %d problems", v.name, len(got), len(problems))
 				for _, p := range problems {
 					t.Errorf("%s: %s", v.name, p)
 				}
 			}
 		})
 	}
+}
+
+// lastRenewals returns, for each node the cluster silenced, its last Lease
+// renewal before the silence ended (when the node came back, or now), as an
+// offset from start; it logs them beside the silence, the evidence for when
+// the node may turn Unknown.
+func (c *cluster) lastRenewals(t *testing.T, tr *trace, start time.Time) map[string]time.Duration {
+	s := c.silence
+	if s == nil || s.at.Before(start) {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]time.Duration{}
+	for _, n := range s.nodes {
+		until := time.Now()
+		if b, ok := s.back[n]; ok {
+			until = b
+		}
+		if r, ok := tr.renewedBefore(n, until); ok {
+			out[n] = r.Sub(start)
+			t.Logf("node %s: silenced at %.2fs (its snapshots done), last Lease renewal at %.2fs", n, s.at.Sub(start).Seconds(), r.Sub(start).Seconds())
+		}
+	}
+	return out
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/informers"
@@ -24,17 +24,40 @@ import (
 type event struct {
 	at   time.Time
 	what string
+	// node is the node the change concerns: the node itself, or the node a
+	// pod is bound to; empty for an Event.
+	node string
+	// tols are a pod's tolerations, as they were when the change was seen.
+	tols []v1.Toleration
 }
 
-// trace watches nodes and pods and records their changes, for comparing two
-// runs of a scenario.
+// trace watches nodes, pods, Events and node Leases and records their
+// changes, for judging a run against its own inputs and comparing two runs
+// of a scenario. It also measures the run's delays: how long the API server
+// takes to show the trace a Lease renewal (the write, etcd, the watch), and
+// how late the trace's own process wakes up; a loaded machine shows in both.
 type trace struct {
 	mu     sync.Mutex
 	events []event
+	// renewed are, by node, the RenewTimes the API server showed for the
+	// node's Lease, oldest first.
+	renewed map[string][]time.Time
+	// delays are the measured delays, in the order taken.
+	delays []delay
 }
 
+// delay is one measurement of how slow the machine is: at is when it was
+// taken.
+type delay struct {
+	at time.Time
+	d  time.Duration
+}
+
+// probePeriod is how often the trace's probe measures how late it wakes.
+const probePeriod = 100 * time.Millisecond
+
 func (c *cluster) startTrace(t *testing.T) *trace {
-	tr := &trace{}
+	tr := &trace{renewed: map[string][]time.Time{}}
 	f := informers.NewSharedInformerFactory(c.client, 0)
 	_, _ = f.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { tr.node(nil, obj.(*v1.Node)) },
@@ -47,20 +70,90 @@ func (c *cluster) startTrace(t *testing.T) *trace {
 	_, _ = f.Core().V1().Events().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { tr.recorded(obj.(*v1.Event)) },
 	})
+	leases := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(v1.NamespaceNodeLease))
+	_, _ = leases.Coordination().V1().Leases().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { tr.lease(obj.(*coordinationv1.Lease)) },
+		UpdateFunc: func(_, obj any) { tr.lease(obj.(*coordinationv1.Lease)) },
+	})
 	ctx, cancel := context.WithCancel(c.ctx)
 	f.Start(ctx.Done())
+	leases.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
+	leases.WaitForCacheSync(ctx.Done())
+	go tr.probe(ctx)
 	t.Cleanup(func() {
 		cancel()
 		f.Shutdown()
+		leases.Shutdown()
 	})
 	return tr
 }
 
-func (tr *trace) add(what string) {
+// lease notes a node Lease's renewal and how long the API server took to
+// show it.
+func (tr *trace) lease(l *coordinationv1.Lease) {
+	if l.Spec.RenewTime == nil {
+		return
+	}
+	now, renewed := time.Now(), l.Spec.RenewTime.Time
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.events = append(tr.events, event{at: time.Now(), what: what})
+	if r := tr.renewed[l.Name]; len(r) == 0 || renewed.After(r[len(r)-1]) {
+		tr.renewed[l.Name] = append(r, renewed)
+		tr.delays = append(tr.delays, delay{at: now, d: max(now.Sub(renewed), 0)})
+	}
+}
+
+// probe measures, every probePeriod until ctx ends, how late the trace's
+// process wakes up.
+func (tr *trace) probe(ctx context.Context) {
+	tick := time.NewTicker(probePeriod)
+	defer tick.Stop()
+	next := time.Now().Add(probePeriod)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			tr.mu.Lock()
+			tr.delays = append(tr.delays, delay{at: now, d: max(time.Now().Sub(next), 0)})
+			tr.mu.Unlock()
+			next = now.Add(probePeriod)
+		}
+	}
+}
+
+// renewedBefore returns the newest RenewTime before t that the API server
+// showed for node's Lease.
+func (tr *trace) renewedBefore(node string, t time.Time) (time.Time, bool) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	r := tr.renewed[node]
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i].Before(t) {
+			return r[i], true
+		}
+	}
+	return time.Time{}, false
+}
+
+// lag returns the largest delay measured between from and to.
+func (tr *trace) lag(from, to time.Time) time.Duration {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var lag time.Duration
+	for _, d := range tr.delays {
+		if !d.at.Before(from) && !d.at.After(to) {
+			lag = max(lag, d.d)
+		}
+	}
+	return lag
+}
+
+func (tr *trace) add(what, node string, tols []v1.Toleration) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.events = append(tr.events, event{at: time.Now(), what: what, node: node, tols: tols})
 }
 
 func taintSet(n *v1.Node) []string {
@@ -87,19 +180,20 @@ func readyOf(n *v1.Node) v1.ConditionStatus {
 }
 
 func (tr *trace) node(old, cur *v1.Node) {
+	// The Ready condition first: a node's taints follow from it.
+	if r := readyOf(cur); r != readyOf(old) && r != "" {
+		tr.add("node "+cur.Name+" Ready="+string(r), cur.Name, nil)
+	}
 	was, is := taintSet(old), taintSet(cur)
 	for _, k := range is {
 		if !slices.Contains(was, k) {
-			tr.add("node " + cur.Name + " +" + k)
+			tr.add("node "+cur.Name+" +"+k, cur.Name, nil)
 		}
 	}
 	for _, k := range was {
 		if !slices.Contains(is, k) {
-			tr.add("node " + cur.Name + " -" + k)
+			tr.add("node "+cur.Name+" -"+k, cur.Name, nil)
 		}
-	}
-	if r := readyOf(cur); r != readyOf(old) && r != "" {
-		tr.add("node " + cur.Name + " Ready=" + string(r))
 	}
 }
 
@@ -116,7 +210,7 @@ func (tr *trace) recorded(e *v1.Event) {
 	if e.InvolvedObject.Namespace != "" {
 		obj = e.InvolvedObject.Namespace + "/" + obj
 	}
-	tr.add(fmt.Sprintf("event %s %s %s: %s %s %q", e.Source.Component, e.InvolvedObject.Kind, obj, e.Type, e.Reason, e.Message))
+	tr.add(fmt.Sprintf("event %s %s %s: %s %s %q", e.Source.Component, e.InvolvedObject.Kind, obj, e.Type, e.Reason, e.Message), "", nil)
 }
 
 func (tr *trace) pod(old, cur *v1.Pod) {
@@ -130,14 +224,15 @@ func (tr *trace) pod(old, cur *v1.Pod) {
 		}
 		return ""
 	}
+	node, tols := cur.Spec.NodeName, cur.Spec.Tolerations
 	if r := cond(cur, v1.PodReady); r == v1.ConditionFalse && cond(old, v1.PodReady) == v1.ConditionTrue {
-		tr.add(name + " Ready=False")
+		tr.add(name+" Ready=False", node, tols)
 	}
 	if d := cond(cur, v1.DisruptionTarget); d != "" && cond(old, v1.DisruptionTarget) == "" {
-		tr.add(name + " DisruptionTarget=" + string(d))
+		tr.add(name+" DisruptionTarget="+string(d), node, tols)
 	}
 	if cur.DeletionTimestamp != nil && (old == nil || old.DeletionTimestamp == nil) {
-		tr.add(name + " deleted")
+		tr.add(name+" deleted", node, tols)
 	}
 }
 
@@ -153,7 +248,8 @@ func (tr *trace) since(start time.Time, words ...string) []event {
 		}
 		for _, w := range words {
 			if strings.Contains(e.what, w) {
-				out = append(out, event{at: time.Time{}.Add(e.at.Sub(start)), what: e.what})
+				e.at = time.Time{}.Add(e.at.Sub(start))
+				out = append(out, e)
 				break
 			}
 		}
@@ -169,64 +265,6 @@ func formatTrace(evs []event) string {
 		fmt.Fprintf(&b, "  %6.2fs %s\n", offset(e).Seconds(), e.what)
 	}
 	return b.String()
-}
-
-// compareTraces reports how two runs of one scenario differ: an event in
-// one but not the other, the same event more than tol apart, or two events
-// more than tol apart in opposite orders. It returns the largest time
-// difference between matched events.
-func compareTraces(want, got []event, tol time.Duration) (problems []string, maxDiff time.Duration) {
-	// The k-th occurrence of an event in one run matches the k-th in the other.
-	type key struct {
-		what string
-		n    int
-	}
-	index := func(evs []event) map[key]time.Duration {
-		m := map[key]time.Duration{}
-		seen := map[string]int{}
-		for _, e := range evs {
-			m[key{e.what, seen[e.what]}] = offset(e)
-			seen[e.what]++
-		}
-		return m
-	}
-	w, g := index(want), index(got)
-	var keys []key
-	for k := range w {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return w[keys[i]] < w[keys[j]] })
-	for _, k := range keys {
-		gt, ok := g[k]
-		if !ok {
-			problems = append(problems, fmt.Sprintf("missing %q (at %.2fs in the reference run)", k.what, w[k].Seconds()))
-			continue
-		}
-		d := gt - w[k]
-		if d < 0 {
-			d = -d
-		}
-		maxDiff = max(maxDiff, d)
-		if d > tol {
-			problems = append(problems, fmt.Sprintf("%q at %.2fs, reference run %.2fs", k.what, gt.Seconds(), w[k].Seconds()))
-		}
-	}
-	for k, gt := range g {
-		if _, ok := w[k]; !ok {
-			problems = append(problems, fmt.Sprintf("extra %q at %.2fs", k.what, gt.Seconds()))
-		}
-	}
-	for i, a := range keys {
-		for _, b := range keys[i+1:] {
-			ga, oka := g[a]
-			gb, okb := g[b]
-			if oka && okb && w[b]-w[a] > tol && ga > gb {
-				problems = append(problems, fmt.Sprintf("%q came after %q", a.what, b.what))
-			}
-		}
-	}
-	sort.Strings(problems)
-	return problems, maxDiff
 }
 
 func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }

@@ -59,8 +59,9 @@ type ControlPlane struct {
 	others    []*Process
 }
 
-// readyTimeout bounds every wait for a server to become ready.
-const readyTimeout = 90 * time.Second
+// readyTimeout bounds every wait for a server to become ready: generous,
+// since several control planes may start at once on a busy machine.
+const readyTimeout = 3 * time.Minute
 
 // Start builds (or reuses) the binaries and starts a control plane; it is
 // stopped when the test ends, and the servers' logs are printed if the test
