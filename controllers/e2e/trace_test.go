@@ -116,7 +116,7 @@ func (tr *trace) probe(ctx context.Context) {
 			return
 		case now := <-tick.C:
 			tr.mu.Lock()
-			tr.delays = append(tr.delays, delay{at: now, d: max(time.Now().Sub(next), 0)})
+			tr.delays = append(tr.delays, delay{at: now, d: max(time.Since(next), 0)})
 			tr.mu.Unlock()
 			next = now.Add(probePeriod)
 		}
