@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -196,7 +199,7 @@ func TestScenarios(t *testing.T) {
 					t.Run("times/"+s.name, func(t *testing.T) {
 						evs := tr.since(start, s.prefix)
 						lag := tr.lag(start, time.Now())
-						renewals := c.lastRenewals(t, tr, start)
+						renewals := c.lastRenewals(t, tr, start, s.prefix, evs)
 						t.Logf("trace (lag %v):\n%s", lag, formatTrace(evs))
 						for _, p := range checkTimes(evs, runSettings(lag), renewals) {
 							t.Error(p)
@@ -234,11 +237,12 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// lastRenewals returns, for each node the cluster silenced, its last Lease
-// renewal before the silence ended (when the node came back, or now), as an
-// offset from start; it logs them beside the silence, the evidence for when
-// the node may turn Unknown.
-func (c *cluster) lastRenewals(t *testing.T, tr *trace, start time.Time) map[string]time.Duration {
+// lastRenewals returns, for each node of the scenario (named with prefix)
+// that the cluster silenced, its last Lease renewal before the silence ended
+// (when the node came back, or now), as an offset from start. It logs, as
+// the evidence for when the node may turn Unknown, when the silence began,
+// the renewal, and when the node turned Unknown in evs.
+func (c *cluster) lastRenewals(t *testing.T, tr *trace, start time.Time, prefix string, evs []event) map[string]time.Duration {
 	s := c.silence
 	if s == nil || s.at.Before(start) {
 		return nil
@@ -247,14 +251,24 @@ func (c *cluster) lastRenewals(t *testing.T, tr *trace, start time.Time) map[str
 	defer s.mu.Unlock()
 	out := map[string]time.Duration{}
 	for _, n := range s.nodes {
+		if !strings.HasPrefix(n, prefix) {
+			continue
+		}
 		until := time.Now()
 		if b, ok := s.back[n]; ok {
 			until = b
 		}
-		if r, ok := tr.renewedBefore(n, until); ok {
-			out[n] = r.Sub(start)
-			t.Logf("node %s: silenced at %.2fs (its snapshots done), last Lease renewal at %.2fs", n, s.at.Sub(start).Seconds(), r.Sub(start).Seconds())
+		r, ok := tr.renewedBefore(n, until)
+		if !ok {
+			continue
 		}
+		out[n] = r.Sub(start)
+		unknown := "never"
+		if i := slices.IndexFunc(evs, func(e event) bool { return e.what == "node "+n+" Ready=Unknown" }); i >= 0 {
+			unknown = fmt.Sprintf("at %.2fs, %.2fs after the renewal", offset(evs[i]).Seconds(), (offset(evs[i]) - out[n]).Seconds())
+		}
+		t.Logf("node %s: silenced at %.2fs from the scenario's start (its snapshots done), last Lease renewal at %.2fs, Unknown %s",
+			n, s.at.Sub(start).Seconds(), out[n].Seconds(), unknown)
 	}
 	return out
 }
