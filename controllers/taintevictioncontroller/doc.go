@@ -46,7 +46,8 @@
 //     never keep other pods from their eviction, and it is cancelled like
 //     any scheduled eviction, so a pod whose NoExecute taint is removed
 //     (or that comes to tolerate it) during an API outage is not deleted
-//     when the API server comes back. A transient failure (5xx, 429, 408,
+//     when the API server comes back (an attempt already under way when
+//     the taint goes still completes, as upstream's does). A transient failure (5xx, 429, 408,
 //     a conflict, a timeout, a failed connection) is retried until the
 //     pod is gone, the eviction is cancelled or the controller stops, so
 //     an outage loses no eviction where upstream drops it after five
