@@ -25,6 +25,11 @@ var (
 	// ErrListPods: the [PodLister] failed; the caller's error is wrapped
 	// too.
 	ErrListPods = errors.New("listing pods failed")
+	// ErrPermanent: an evict function wraps it in the error of an attempt
+	// that trying again cannot mend (the API server forbids the deletion,
+	// say): the eviction is dropped at once, [Options.Retry]
+	// notwithstanding, and the error goes to [Options.OnError].
+	ErrPermanent = errors.New("eviction cannot succeed")
 )
 
 // DefaultName is the queue name of a [Controller] whose Options.Name is
@@ -66,6 +71,9 @@ type Eviction struct {
 	// the pod does not tolerate, or else the first one whose toleration ran
 	// out first.
 	Taint v1.Taint
+	// Attempts counts the attempts of this eviction that failed before
+	// this one (see [Options.Retry]); 0 on the first.
+	Attempts int
 }
 
 // Outcome is what a handler did for one pod, as [Options.Observe] reports
@@ -136,9 +144,24 @@ type Options struct {
 	// handler call and outside the controller's lock: a hook for logs
 	// (upstream logs these at verbosity 2 to 4) and traces.
 	Observe func(Outcome)
-	// OnError, if set, receives the error of every eviction that failed;
-	// the eviction is dropped, as upstream drops it after its retries.
+	// OnError, if set, receives the error of every eviction that failed
+	// for good, which is then dropped, as upstream drops it after its
+	// retries: at once without Retry, after the last attempt with it, and
+	// at once for an error that wraps [ErrPermanent]. It is not called for
+	// an attempt that will be retried, nor for one that failed after its
+	// eviction was cancelled or while the controller shuts down.
 	OnError func(e Eviction, err error)
+	// Retry, if set, retries a failed eviction (evict returned an error
+	// that does not wrap [ErrPermanent]) as a queue item due after the
+	// backoff of [timedqueue.Retry], on Clock: while it waits it is
+	// scheduled like any eviction, so that a taint removal, a toleration
+	// change or the pod's deletion cancels it, and it holds no worker. The
+	// zero value makes one attempt per eviction, as upstream's queue does
+	// (upstream's evict function retries its API calls itself, five times
+	// 10 ms apart, and then drops the eviction). Each attempt asks
+	// [Options.Policy] again; the [Marking] event is recorded before the
+	// first attempt only.
+	Retry timedqueue.Retry
 }
 
 // Controller is the taint-eviction controller's core: it keeps the
@@ -157,6 +180,7 @@ type Controller struct {
 	observe func(Outcome)
 	policy  func(ctx context.Context, e Eviction) Verdict
 	onError func(Eviction, error)
+	retry   timedqueue.Retry
 	queue   *timedqueue.Queue[types.NamespacedName, evictMeta]
 
 	mu      sync.Mutex
@@ -225,14 +249,14 @@ func New(pods PodLister, evict func(ctx context.Context, e Eviction) error, opts
 	c := &Controller{
 		pods: pods, evict: evict, clock: clk, opts: opts.Tolerations,
 		events: opts.Events, observe: opts.Observe, policy: opts.Policy, onError: opts.OnError,
-		tainted: map[string]*taintedNode{},
+		retry: opts.Retry, tainted: map[string]*taintedNode{},
 	}
 	name := opts.Name
 	if name == "" {
 		name = DefaultName
 	}
 	c.queue = timedqueue.New(c.work, timedqueue.Options[types.NamespacedName]{
-		Name: name, Clock: clk, Workers: opts.Workers, Metrics: opts.Metrics,
+		Name: name, Clock: clk, Workers: opts.Workers, Metrics: opts.Metrics, Retry: opts.Retry,
 	})
 	return c
 }
@@ -485,10 +509,12 @@ func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts
 }
 
 // work is the queue's work function: it asks the policy, records the
-// event and calls evict.
+// event and calls evict. It returns evict's error when the queue is to
+// retry the eviction (see [Options.Retry]); an eviction that failed for
+// good goes to OnError instead.
 func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.NamespacedName, evictMeta]) error {
 	key, m := it.Key, it.Value
-	e := Eviction{Pod: key, UID: m.uid, CreatedAt: it.CreatedAt, FireAt: it.FireAt}
+	e := Eviction{Pod: key, UID: m.uid, CreatedAt: it.CreatedAt, FireAt: it.FireAt, Attempts: it.Attempts}
 	if why := m.cause; why != nil {
 		e.Node = why.node.name
 		if why.taint >= 0 {
@@ -506,13 +532,26 @@ func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.Namespac
 			return nil
 		}
 	}
-	if c.events != nil {
+	if c.events != nil && it.Attempts == 0 {
 		c.events(Marking(key))
 	}
-	if err := c.evict(ctx, e); err != nil && c.onError != nil {
+	err := c.evict(ctx, e)
+	if err == nil || ctx.Err() != nil {
+		return err // a shutdown: the queue retries nothing
+	}
+	if !errors.Is(err, ErrPermanent) && c.retries(it.Attempts+1) {
+		return err // due again after the backoff, unless cancelled meanwhile
+	}
+	if c.onError != nil {
 		c.onError(e, err)
 	}
 	return nil
+}
+
+// retries reports whether an eviction that has failed `failed` times in a
+// row gets another attempt, as the queue's Retry decides it.
+func (c *Controller) retries(failed int) bool {
+	return c.retry.MaxAttempts < 0 || failed < c.retry.MaxAttempts
 }
 
 // Scheduled returns the eviction queued for pod, pending or running.

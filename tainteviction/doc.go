@@ -51,7 +51,12 @@
 //     of a pod waits for a running one; upstream starts a goroutine per
 //     eviction and may run two for one pod.
 //   - [Options.Policy] may veto or postpone an eviction; off by default.
-//   - Retries of a failed eviction belong to the evict function (upstream
-//     retries the API calls five times, 10 ms apart); [Options.OnError]
-//     gets the final error, which upstream logs.
+//   - Retries: upstream's deletion retries its API calls five times, 10 ms
+//     apart, inside the running eviction, and then drops it. Here
+//     [Options.Retry] (off by default) puts a failed eviction back on the
+//     queue, due after a backoff on the injected clock: a retry waiting
+//     holds no worker and is cancelled like any scheduled eviction (taint
+//     removed, toleration changed, pod deleted). An evict function stops
+//     the retries of an eviction by wrapping [ErrPermanent].
+//     [Options.OnError] gets the final error, which upstream logs.
 package tainteviction

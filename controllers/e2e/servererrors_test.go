@@ -66,6 +66,39 @@ type faultProxy struct {
 	mu       sync.Mutex
 	injected map[string][]int // by write kind, the statuses answered
 	passed   map[string]int   // by write kind, the writes passed on
+	// refusing holds the pods ("namespace/name") whose every delete is
+	// answered 503 (see refuseDeletes), ahead of the plan; refused and
+	// deletes count, by pod, the deletes refused and all deletes seen.
+	refusing map[string]bool
+	refused  map[string]int
+	deletes  map[string]int
+}
+
+// refuseDeletes makes the proxy answer 503 to every delete of the pod
+// ns/name until allowDeletes, as an API server that cannot delete it.
+func (p *faultProxy) refuseDeletes(ns, name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.refusing == nil {
+		p.refusing, p.refused, p.deletes = map[string]bool{}, map[string]int{}, map[string]int{}
+	}
+	p.refusing[ns+"/"+name] = true
+}
+
+// allowDeletes ends refuseDeletes for ns/name: its deletes go the usual
+// way (the fault plan, then kube-apiserver).
+func (p *faultProxy) allowDeletes(ns, name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.refusing, ns+"/"+name)
+}
+
+// podDeletes returns how many deletes of ns/name the proxy refused, and
+// how many it saw in all.
+func (p *faultProxy) podDeletes(ns, name string) (refused, seen int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused[ns+"/"+name], p.deletes[ns+"/"+name]
 }
 
 var (
@@ -117,10 +150,21 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, next http
 	n := len(p.injected[kind])
 	plan := faultPlan[kind]
 	code := 0
-	if n < len(plan) {
+	if kind == writePodDelete && p.deletes != nil {
+		m := podPath.FindStringSubmatch(r.URL.Path)
+		pod := m[1] + "/" + m[2]
+		p.deletes[pod]++
+		if p.refusing[pod] {
+			p.refused[pod]++
+			code = http.StatusServiceUnavailable
+		}
+	}
+	switch {
+	case code != 0: // refused: neither an answer of the plan nor a write passed on
+	case n < len(plan):
 		code = plan[n]
 		p.injected[kind] = append(p.injected[kind], code)
-	} else {
+	default:
 		p.passed[kind]++
 	}
 	p.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -67,6 +68,7 @@ type Config struct {
 type Controller struct {
 	cfg     Config
 	deleter deleter
+	core    atomic.Pointer[tainteviction.Controller] // set by Run, for tests
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -115,13 +117,22 @@ func (c *Controller) Run(ctx context.Context) error {
 		Name:        ControllerName,
 		Metrics:     c.cfg.QueueMetrics,
 		Policy:      c.cfg.Policy,
+		Retry:       retry(),
 		Events: func(e tainteviction.Event) {
 			recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
 		},
+		// Only a deletion the API server refuses for good ends here: every
+		// other failure is retried until the pod is gone, the eviction is
+		// cancelled or the controller stops.
 		OnError: func(e tainteviction.Eviction, err error) {
-			c.cfg.Logger.Error("eviction failed", "pod", e.Pod.String(), "err", err)
+			c.cfg.Metrics.abandoned()
+			c.cfg.Logger.Error("eviction abandoned", "pod", e.Pod.String(), "attempts", e.Attempts+1, "err", err)
+			ref := tainteviction.Marking(e.Pod).Object
+			ref.UID = e.UID
+			recorder.Eventf(&ref, v1.EventTypeWarning, EvictionFailedReason, "Abandoned deletion of Pod %s after %d attempts: %v", e.Pod, e.Attempts+1, err)
 		},
 	})
+	c.core.Store(core)
 	defer func() {
 		// Nothing scheduled survives: the next leader recomputes it.
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -164,38 +175,50 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// evict is the deletion the core calls when a pod's eviction is due.
-// Upstream's five quick attempts come first; if they all fail (the API
-// server is down, say) the deletion is tried again with backoff until it
-// succeeds, the pod is gone, or ctx ends, where upstream drops it.
+// evict is the deletion the core calls when a pod's eviction is due: one
+// attempt. A failed attempt returns its error and the core puts the
+// eviction back on its queue, due after the backoff of retry, where a taint
+// removal or a toleration change cancels it; a deletion the API server
+// refuses for good (see permanent) is abandoned after upstream's five
+// attempts.
 func (c *Controller) evict(ctx context.Context, e tainteviction.Eviction) error {
-	wait := retryInitial
-	for {
-		deleted, err := c.deleter.deletePod(ctx, e)
-		if err == nil {
-			if deleted {
-				c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
-				c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
-			}
-			return nil
+	deleted, err := c.deleter.deletePod(ctx, e)
+	if err == nil {
+		if deleted {
+			c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
+			c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
 		}
-		c.cfg.Logger.Error("deletion failed, retrying", "pod", e.Pod.String(), "in", wait, "err", err)
-		t := c.cfg.Clock.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C():
-		}
-		wait = min(2*wait, retryMax)
+		return nil
 	}
+	if ctx.Err() != nil {
+		return err
+	}
+	if permanent(err) && e.Attempts+1 >= deleteAttempts {
+		return fmt.Errorf("%w: %w", err, tainteviction.ErrPermanent)
+	}
+	c.cfg.Logger.Warn("deletion failed, retrying", "pod", e.Pod.String(), "attempt", e.Attempts+1,
+		"in", retry().Backoff(e.Attempts+1), "err", err)
+	return err
 }
 
-// Backoff of a deletion whose quick attempts all failed.
+// Backoff of a failed deletion: the first retries come as fast as
+// upstream's (10 ms apart) and the waits double up to 5 s.
 const (
-	retryInitial = 100 * time.Millisecond
+	retryInitial = 10 * time.Millisecond
 	retryMax     = 5 * time.Second
 )
+
+// retry is the eviction queue's retry of a failed deletion: until the pod
+// is gone, the eviction is cancelled or abandoned, or the controller stops.
+func retry() timedqueue.Retry {
+	return timedqueue.Retry{MaxAttempts: -1, Initial: retryInitial, Max: retryMax}
+}
+
+// EvictionFailedReason is the reason of the Warning event recorded on a pod
+// whose deletion was abandoned: the API server refused it for good (403
+// from an admission webhook, 422, 400) on every one of upstream's five
+// attempts. Upstream records no such event.
+const EvictionFailedReason = "TaintManagerEvictionFailed"
 
 // tombstone converts client-go's deleted-final-state marker into the
 // core's.

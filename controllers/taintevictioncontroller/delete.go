@@ -3,7 +3,9 @@ package taintevictioncontroller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -16,39 +18,50 @@ import (
 	"github.com/evictkit/eviction/tainteviction"
 )
 
-// deleteAttempts and deleteRetryWait are upstream's retries of one deletion:
-// five attempts, 10 ms apart.
-const (
-	deleteAttempts  = 5
-	deleteRetryWait = 10 * time.Millisecond
-)
+// deleteAttempts is upstream's number of attempts of one deletion (five,
+// 10 ms apart, then the eviction is dropped): here, the attempts given to a
+// deletion refused for good (see permanent) before it is dropped.
+const deleteAttempts = 5
 
 // deleter performs a deletion the way upstream's taint-eviction controller
 // does: the DisruptionTarget condition is patched onto the pod's status, then
-// the pod is deleted; an attempt that fails is repeated up to four times.
+// the pod is deleted. It makes one attempt per call; the eviction queue
+// retries (see Controller.evict).
 type deleter struct {
 	client kubernetes.Interface
 	now    func() time.Time
 }
 
-// deletePod evicts e.Pod. It reports whether this call deleted the pod: false
-// with a nil error when the pod was gone, already terminating, or replaced by
-// a pod of the same name (another UID) before the delete.
+// deletePod makes one attempt at evicting e.Pod. It reports whether this
+// call deleted the pod: false with a nil error when the pod was gone,
+// already terminating, or replaced by a pod of the same name (another UID)
+// before the delete.
 func (d *deleter) deletePod(ctx context.Context, e tainteviction.Eviction) (deleted bool, err error) {
-	for attempt := range deleteAttempts {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return false, fmt.Errorf("taint eviction: deleting pod %s: %w", e.Pod, ctx.Err())
-			case <-time.After(deleteRetryWait):
-			}
-		}
-		deleted, err = d.attempt(ctx, e)
-		if err == nil {
-			return deleted, nil
-		}
+	deleted, err = d.attempt(ctx, e)
+	if err != nil {
+		return false, fmt.Errorf("taint eviction: deleting pod %s: %w", e.Pod, err)
 	}
-	return false, fmt.Errorf("taint eviction: deleting pod %s after %d attempts: %w", e.Pod, deleteAttempts, err)
+	return deleted, nil
+}
+
+// permanent reports whether an attempt that failed with err cannot succeed
+// when tried again: the API server answered with a 4xx status other than
+// 404 (the pod is gone: not an error here), 408 (request timeout), 409 (a
+// conflict, which the next attempt's read resolves) and 429 (too many
+// requests). 403 from an admission webhook, 400 and 422 are such answers.
+// Server errors, timeouts and errors without a status (the connection
+// failed) are transient.
+func permanent(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	switch code := status.Status().Code; code {
+	case http.StatusNotFound, http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests:
+		return false
+	default:
+		return code >= 400 && code < 500
+	}
 }
 
 func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, error) {
@@ -58,7 +71,7 @@ func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, 
 		return false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("get: %w", err)
 	}
 	if e.UID != "" && pod.UID != e.UID {
 		return false, nil // a new pod under the old name: not the one scheduled
@@ -74,17 +87,20 @@ func (d *deleter) attempt(ctx context.Context, e tainteviction.Eviction) (bool, 
 			// A conflict too is tried again: the next attempt's read tells a
 			// pod replaced under the name (the UID in the patch no longer
 			// matches: done) from a conflict that passes.
-			return false, err
+			return false, fmt.Errorf("status patch: %w", err)
 		}
 	}
 	err = pods.Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
+	if err != nil {
+		return false, fmt.Errorf("delete: %w", err)
+	}
 	// The delete of a pod already terminating changes nothing: it is not
 	// counted again (a second eviction of the same pod, queued while the
 	// first ran, does this).
-	return err == nil && pod.DeletionTimestamp == nil, err
+	return pod.DeletionTimestamp == nil, nil
 }
 
 // conditionPatch returns the strategic merge patch of the status

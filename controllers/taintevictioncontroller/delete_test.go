@@ -3,6 +3,8 @@ package taintevictioncontroller
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -94,45 +96,57 @@ func TestDeletePodGoneOrReplaced(t *testing.T) {
 	}
 }
 
-func TestDeletePodRetries(t *testing.T) {
-	fail := errors.New("boom")
-	for _, tc := range []struct {
-		name     string
-		failures int
-		wantErr  bool
-		deletes  int
-	}{
-		{"two server errors, then success", 2, false, 3},
-		{"every attempt fails", 10, true, 5},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			client := fake.NewClientset(testPod("u1"))
-			n := 0
-			client.PrependReactor("delete", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
-				n++
-				if n <= tc.failures {
-					return true, nil, apierrors.NewInternalError(fail)
-				}
-				return false, nil, nil
-			})
-			d := deleter{client: client, now: func() time.Time { return now }}
-			deleted, err := d.deletePod(context.Background(), eviction("u1"))
-			if (err != nil) != tc.wantErr || deleted == tc.wantErr {
-				t.Fatalf("deletePod = %v, %v; want error %v", deleted, err, tc.wantErr)
-			}
-			if tc.wantErr && !errors.Is(err, fail) && !apierrors.IsInternalError(err) {
-				t.Errorf("error %v does not wrap the API's", err)
-			}
-			if n != tc.deletes {
-				t.Errorf("%d delete calls, want %d", n, tc.deletes)
-			}
-		})
+// One call, one attempt: a failed delete returns the API's error at once,
+// for the eviction queue to retry.
+func TestDeletePodOneAttempt(t *testing.T) {
+	client := fake.NewClientset(testPod("u1"))
+	n := 0
+	client.PrependReactor("delete", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		n++
+		return true, nil, apierrors.NewInternalError(errors.New("boom"))
+	})
+	d := deleter{client: client, now: func() time.Time { return now }}
+	deleted, err := d.deletePod(context.Background(), eviction("u1"))
+	if deleted || !apierrors.IsInternalError(err) {
+		t.Fatalf("deletePod = %v, %v; want false and the API's internal error", deleted, err)
+	}
+	if n != 1 {
+		t.Errorf("%d delete calls, want 1", n)
 	}
 }
 
-// A conflict on the delete or the status patch is tried again: the next
-// attempt's read finds the same pod (so the conflict passed) and deletes it,
-// or a pod of another UID under the name, which it leaves alone.
+func TestPermanent(t *testing.T) {
+	gr := v1.Resource("pods")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"403 from a webhook", apierrors.NewForbidden(gr, "p", errors.New("denied by webhook")), true},
+		{"422", apierrors.NewInvalid(v1.SchemeGroupVersion.WithKind("Pod").GroupKind(), "p", nil), true},
+		{"400", apierrors.NewBadRequest("no"), true},
+		{"401", apierrors.NewUnauthorized("who"), true},
+		{"405", apierrors.NewMethodNotSupported(gr, "delete"), true},
+		{"404", apierrors.NewNotFound(gr, "p"), false},
+		{"408", apierrors.NewGenericServerResponse(http.StatusRequestTimeout, "delete", gr, "p", "", 0, false), false},
+		{"409", apierrors.NewConflict(gr, "p", errors.New("uid")), false},
+		{"429", apierrors.NewTooManyRequests("slow down", 1), false},
+		{"500", apierrors.NewInternalError(errors.New("boom")), false},
+		{"503", apierrors.NewServiceUnavailable("down"), false},
+		{"504", apierrors.NewTimeoutError("slow", 1), false},
+		{"no status: the connection failed", errors.New("connection refused"), false},
+		{"wrapped 403", fmt.Errorf("deleting: %w", apierrors.NewForbidden(gr, "p", errors.New("no"))), true},
+	} {
+		if got := permanent(tc.err); got != tc.want {
+			t.Errorf("%s: permanent(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+// A conflict on the delete or the status patch fails the attempt, which
+// the queue retries: the next attempt's read finds the same pod (so the
+// conflict passed) and deletes it, or a pod of another UID under the name,
+// which it leaves alone.
 func TestDeletePodConflicts(t *testing.T) {
 	conflict := func(resource string) clienttesting.ReactionFunc {
 		n := 0
@@ -171,9 +185,12 @@ func TestDeletePodConflicts(t *testing.T) {
 				return handled, obj, err
 			})
 			d := deleter{client: client, now: func() time.Time { return now }}
+			if _, err := d.deletePod(context.Background(), eviction("u1")); !apierrors.IsConflict(err) {
+				t.Fatalf("first attempt: %v, want the conflict", err)
+			}
 			deleted, err := d.deletePod(context.Background(), eviction("u1"))
 			if err != nil || deleted != tc.deleted {
-				t.Fatalf("deletePod = %v, %v; want %v, nil", deleted, err, tc.deleted)
+				t.Fatalf("second attempt = %v, %v; want %v, nil", deleted, err, tc.deleted)
 			}
 			if got := verbs(client); !slices.Equal(got, tc.want) {
 				t.Errorf("actions = %v, want %v", got, tc.want)

@@ -37,13 +37,29 @@
 //     the delete carries the UID as a precondition.
 //   - Gone pods: a pod already deleted counts as done; upstream reports an
 //     error after retrying its GET five times.
-//   - Retries: after upstream's five attempts 10 ms apart, upstream drops the
-//     eviction; here it is tried again with backoff (100 ms doubling to 5 s)
-//     until it succeeds, the pod is gone or the controller stops, so an API
-//     server outage loses no eviction. A conflict (409) on the status patch
-//     or the delete is retried too: the next attempt's read tells a pod
-//     replaced under the name (another UID, left alone) from a conflict
-//     that passed.
+//   - Retries: upstream tries a deletion five times, 10 ms apart, inside
+//     the running eviction, then drops it. Here each attempt is one call
+//     of the eviction queue's work, and a failed attempt puts the
+//     eviction back on the queue, due after a backoff on the injected
+//     clock (10 ms doubling to 5 s; tainteviction.Options.Retry): a
+//     waiting retry holds no worker, so pods whose deletes keep failing
+//     never keep other pods from their eviction, and it is cancelled like
+//     any scheduled eviction, so a pod whose NoExecute taint is removed
+//     (or that comes to tolerate it) during an API outage is not deleted
+//     when the API server comes back (an attempt already under way when
+//     the taint goes still completes, as upstream's does). A transient failure (5xx, 429, 408,
+//     a conflict, a timeout, a failed connection) is retried until the
+//     pod is gone, the eviction is cancelled or the controller stops, so
+//     an outage loses no eviction where upstream drops it after five
+//     attempts. A refusal for good (any other 4xx: 403 from an admission
+//     webhook, 400, 422) is abandoned after upstream's five attempts, as
+//     upstream drops it, and reported: an error log line, the counter
+//     taint_eviction_controller_pod_deletions_abandoned_total and a
+//     Warning event (reason TaintManagerEvictionFailed) on the pod, none
+//     of which upstream has. A conflict (409) is retried: the next
+//     attempt's read tells a pod replaced under the name (another UID,
+//     left alone) from a conflict that passed. The Marking event is
+//     recorded before the first attempt only.
 //   - Latency metric: upstream observes time.Since(fireAt) multiplied by a
 //     second, a number of nanoseconds times 10⁹, so every deletion lands in
 //     the +Inf bucket; here the observation is in seconds.
