@@ -119,6 +119,21 @@
 // emptyDir, pod and container ephemeral-storage limits that the kubelet enforces before
 // threshold-driven eviction; [LocalStorageEvictedStatus] is the status they leave.
 //
+// # Which source each check trusts
+//
+// [IsStatic], [IsMirror], [IsCritical], [Evictable] and [Victim] read pods as the kubelet
+// reads its own copies ([TrustKubelet], upstream's behaviour): a static pod is one whose
+// config-source annotation (kubernetes.io/config.source) is present and not "api", a mirror
+// pod one with the mirror annotation (kubernetes.io/config.mirror). The kubelet sets the
+// first itself on every pod it loads, so there it can be believed. Through the API server
+// both are ordinary annotations anyone who may create a pod may set, so a caller reading
+// pods from the API server (an evictor acting for the kubelet) uses the methods of
+// [TrustAPIServer]: no pod is static, and a mirror pod is one with the mirror annotation
+// whose controller owner reference is the Node of its spec.nodeName, which is what the API
+// server and its NodeRestriction admission plugin enforce for the mirror pods kubelets
+// create. The priority check ([SystemCriticalPriority]) reads spec.priority, which the API
+// server resolves from the priority class, under both.
+//
 // # Differences from upstream
 //
 //   - Ties: upstream sorts with sort.Sort, which keeps tied pods in input order for up to 12
@@ -139,6 +154,8 @@
 //     descheduler uses an unstable sort with a non-strict comparator, and reads QoS with
 //     [QOSClass] (status.qosClass and pod-level resources included).
 //   - Nil pods and a nil [UsageFunc] are accepted (no stats); upstream would panic.
+//   - [Trust] added: [TrustAPIServer] reads the static and mirror checks from what the API
+//     server enforces; the package functions keep upstream's reading.
 //   - Options added: [Options] carries gates PodLevelResources,
 //     PodLevelResourcesFixKubeletQOSClass, PodLevelResourcesFixDefaulting and
 //     InPlacePodVerticalScalingMemoryBackedVolumes instead of a global registry;

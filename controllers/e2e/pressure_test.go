@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -147,6 +148,56 @@ func TestPressureEvictor(t *testing.T) {
 			Hard: []string{"memory.available<100Mi"},
 		})
 		n.stays(ctx, t, 4*time.Second, "best", "burst")
+	})
+	t.Run("LostAnswer", func(t *testing.T) {
+		t.Parallel()
+		// The eviction of burst is applied, its answer lost (504); burst
+		// stays terminating (a finalizer holds it, as a long grace period
+		// would) and still uses its memory: no second pod may go.
+		n := startNode(ctx, t, client, "lostanswer", 50, []statsPod{
+			{name: "steady", usage: 100, request: 500}, {name: "best", usage: 150}, {name: "burst", usage: 400, request: 100},
+		})
+		n.holdTerminating(ctx, t, "burst")
+		p := newFaultProxy(t, cp, n.ns, map[string][]int{writeEviction: {-http.StatusGatewayTimeout}})
+		cfg, err := clientcmd.BuildConfigFromFlags("", p.kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxied, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.runWith(ctx, t, proxied, thresholds.Flags{Hard: []string{"memory.available<500Mi"}})
+		n.waitTerminating(ctx, t, "burst")
+		n.stays(ctx, t, 4*time.Second, "best", "steady")
+		injected, passed := p.report()
+		if got := fmt.Sprint(injected[writeEviction], passed[writeEviction]); got != "[-504] 0" {
+			t.Errorf("evictions through the proxy: answered %v, passed %d; want one, its answer lost, and no other", injected[writeEviction], passed[writeEviction])
+		}
+		assertEvents(ctx, t, client, "Evicted", "The node was low on resource: memory.", 1, "burst")
+	})
+	t.Run("OneBadPod", func(t *testing.T) {
+		t.Parallel()
+		// burst ranks first and is under two budgets: the API server
+		// answers 500 to its eviction. The next pod goes all the same.
+		n := startNode(ctx, t, client, "onebadpod", 50, []statsPod{{name: "best", usage: 150}, {name: "burst", usage: 400, request: 100}})
+		for _, name := range []string{"burst-a", "burst-b"} {
+			pdb := &policyv1.PodDisruptionBudget{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: n.ns},
+				Spec: policyv1.PodDisruptionBudgetSpec{
+					MaxUnavailable: &intstr.IntOrString{IntVal: 1},
+					Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "burst"}},
+				},
+			}
+			if _, err := client.PolicyV1().PodDisruptionBudgets(n.ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n.run(ctx, t, thresholds.Flags{Hard: []string{"memory.available<500Mi"}})
+		n.waitGone(ctx, t, "best")
+		n.stays(ctx, t, 2*time.Second, "burst")
+		assert(t, n.evictedOrder(), "best")
+		assertEvents(ctx, t, client, pressureevictor.ReasonEvictionFailed, "Eviction failed: ", 1, "burst")
 	})
 	for _, tc := range []struct{ name, body string }{{"Missing", ""}, {"Malformed", `{"node":{"memory":{"availableBytes":"lots"}}}`}} {
 		t.Run("Summary"+tc.name, func(t *testing.T) {
@@ -374,18 +425,25 @@ func (n *fakeNode) evictedOrder() string {
 // ends.
 func (n *fakeNode) run(ctx context.Context, t *testing.T, f thresholds.Flags) {
 	t.Helper()
+	n.runWith(ctx, t, n.client, f)
+}
+
+// runWith starts an evictor for the node that reaches the API server with
+// client, until the test ends.
+func (n *fakeNode) runWith(ctx context.Context, t *testing.T, client kubernetes.Interface, f thresholds.Flags) {
+	t.Helper()
 	ts, err := pressureevictor.ParseThresholds(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(n.client, 0,
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
 			lo.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", n.name).String()
 		}))
 	pods := factory.Core().V1().Pods()
 	e, err := pressureevictor.New(pressureevictor.Config{
-		Client: n.client, Node: n.name, Pods: pods.Lister(), PodsSynced: pods.Informer().HasSynced,
-		Source: pressureevictor.NewProxySource(n.client, n.name), Thresholds: ts, Interval: 500 * time.Millisecond,
+		Client: client, Node: n.name, Pods: pods.Lister(), PodsSynced: pods.Informer().HasSynced,
+		Source: pressureevictor.NewProxySource(client, n.name), Thresholds: ts, Interval: 500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -412,6 +470,38 @@ func (n *fakeNode) waitGone(ctx context.Context, t *testing.T, names ...string) 
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("pods %v not evicted; gone: %q", names, n.evictedOrder())
+}
+
+// holdTerminating puts a finalizer on the pod, so that once deleted it stays
+// terminating (and using its memory) until the test ends.
+func (n *fakeNode) holdTerminating(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	const finalizer = "e2e.evictkit.dev/hold"
+	p, err := n.client.CoreV1().Pods(n.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Finalizers = append(p.Finalizers, finalizer)
+	if _, err := n.client.CoreV1().Pods(n.ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		patch := []byte(`{"metadata":{"finalizers":null}}`)
+		_, _ = n.client.CoreV1().Pods(n.ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{})
+	})
+}
+
+// waitTerminating waits for the pod to be terminating.
+func (n *fakeNode) waitTerminating(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	for ctx.Err() == nil {
+		p, err := n.client.CoreV1().Pods(n.ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil && p.DeletionTimestamp != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("pod %s not terminating", name)
 }
 
 // stays checks that the pods are still there, not terminating, for d.

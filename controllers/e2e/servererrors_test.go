@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/evictkit/eviction/controllers/e2e/framework"
 )
 
 // A write kind is one of the writes our controllers make, as the fault
@@ -34,6 +36,7 @@ const (
 	writeNodeStatus      = "node status update"
 	writeNodeTaints      = "node update (taints)"
 	writePodNotReady     = "pod status update (not ready)"
+	writeEviction        = "pod eviction"
 )
 
 // faultPlan is the answers the proxy gives, in order, to the first writes of
@@ -52,7 +55,8 @@ var faultPlan = map[string][]int{
 	writePodNotReady: {http.StatusInternalServerError, http.StatusServiceUnavailable},
 }
 
-// answerLost in a fault plan passes the write on, then answers 500.
+// answerLost in a fault plan passes the write on, then answers 500; any
+// negative status -N passes it on, then answers N.
 const answerLost = -http.StatusInternalServerError
 
 // faultProxy stands between our controllers and kube-apiserver: it passes
@@ -62,6 +66,7 @@ type faultProxy struct {
 	srv        *httptest.Server
 	kubeconfig string
 	prefix     string // only writes to objects named with it are faulted
+	plan       map[string][]int
 
 	mu       sync.Mutex
 	injected map[string][]int // by write kind, the statuses answered
@@ -104,6 +109,7 @@ func (p *faultProxy) podDeletes(ns, name string) (refused, seen int) {
 var (
 	podPath  = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)(/status)?$`)
 	nodePath = regexp.MustCompile(`^/api/v1/nodes/([^/]+)(/status)?$`)
+	evicPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction$`)
 	uid      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 )
 
@@ -122,6 +128,9 @@ func (p *faultProxy) kind(r *http.Request, body []byte) string {
 		case r.Method == http.MethodPut && m[3] != "":
 			return writePodNotReady
 		}
+	}
+	if m := evicPath.FindStringSubmatch(r.URL.Path); m != nil && strings.HasPrefix(m[1], p.prefix) && r.Method == http.MethodPost {
+		return writeEviction
 	}
 	if m := nodePath.FindStringSubmatch(r.URL.Path); m != nil && strings.HasPrefix(m[1], p.prefix) {
 		switch {
@@ -148,7 +157,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, next http
 	}
 	p.mu.Lock()
 	n := len(p.injected[kind])
-	plan := faultPlan[kind]
+	plan := p.plan[kind]
 	code := 0
 	if kind == writePodDelete && p.deletes != nil {
 		m := podPath.FindStringSubmatch(r.URL.Path)
@@ -172,14 +181,15 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, next http
 		next.ServeHTTP(w, r)
 		return
 	}
-	if code == answerLost {
+	if code < 0 {
 		next.ServeHTTP(httptest.NewRecorder(), r)
-		code = http.StatusInternalServerError
+		code = -code
 	}
 	reason := map[int]metav1.StatusReason{
 		http.StatusConflict:            metav1.StatusReasonConflict,
 		http.StatusInternalServerError: metav1.StatusReasonInternalError,
 		http.StatusServiceUnavailable:  metav1.StatusReasonServiceUnavailable,
+		http.StatusGatewayTimeout:      metav1.StatusReasonTimeout,
 	}[code]
 	status := metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -194,6 +204,12 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, next http
 // startFaultProxy starts the proxy in front of the cluster's kube-apiserver
 // and writes a kubeconfig that reaches the API server through it.
 func startFaultProxy(t *testing.T, c *cluster, prefix string) *faultProxy {
+	t.Helper()
+	return newFaultProxy(t, c.ControlPlane, prefix, faultPlan)
+}
+
+// newFaultProxy starts a proxy with plan in front of cp's kube-apiserver.
+func newFaultProxy(t *testing.T, c *framework.ControlPlane, prefix string, plan map[string][]int) *faultProxy {
 	t.Helper()
 	target, err := url.Parse(c.Config.Host)
 	if err != nil {
@@ -215,7 +231,7 @@ func startFaultProxy(t *testing.T, c *cluster, prefix string) *faultProxy {
 		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
 		FlushInterval: -1,
 	}
-	p := &faultProxy{prefix: prefix, injected: map[string][]int{}, passed: map[string]int{}}
+	p := &faultProxy{prefix: prefix, plan: plan, injected: map[string][]int{}, passed: map[string]int{}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.ServeHTTP(w, r, rp) }))
 	t.Cleanup(func() {
 		p.srv.CloseClientConnections() // the controllers' watches
@@ -227,7 +243,7 @@ func startFaultProxy(t *testing.T, c *cluster, prefix string) *faultProxy {
 	cfg.AuthInfos["through-proxy"] = &clientcmdapi.AuthInfo{}
 	cfg.Contexts["faults"] = &clientcmdapi.Context{Cluster: "faults", AuthInfo: "through-proxy"}
 	cfg.CurrentContext = "faults"
-	p.kubeconfig = filepath.Join(c.Dir, "kubeconfig-faults")
+	p.kubeconfig = filepath.Join(c.Dir, "kubeconfig-faults-"+prefix)
 	if err := clientcmd.WriteToFile(*cfg, p.kubeconfig); err != nil {
 		t.Fatal(err)
 	}

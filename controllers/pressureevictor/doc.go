@@ -21,25 +21,46 @@
 // pods in the kubelet's order for the starved signal and evicts the first
 // that may go:
 //
-//   - critical, static and mirror pods are never touched (ranking.Evictable);
-//     nor are pods already terminating;
+//   - critical and mirror pods are never touched, read as the API server
+//     guarantees them (ranking.TrustAPIServer: a mirror pod carries the
+//     mirror annotation and is controlled by its Node; the config.source
+//     annotation, which anyone may set through the API, makes no pod
+//     static); nor are pods already terminating, nor pods bound to another
+//     node;
 //   - an eviction refused with 429 Too Many Requests (a PodDisruptionBudget
-//     allows no disruption) moves on to the next pod of the ranking; when none
-//     can go, the cycle ends and the next one tries again;
+//     allows no disruption), or refused otherwise (a 500 for a pod under two
+//     budgets, a 403 from an admission webhook) moves on to the next pod of
+//     the ranking; a refusal other than 429 gets a Warning event on the pod
+//     (reason EvictionFailed) and counts in
+//     pressure_evictor_eviction_failures_total; when none can go, the cycle
+//     ends and the next one tries again;
+//   - an error answer is checked by reading the pod back: terminating or gone
+//     means the eviction was made and its answer lost (it counts as made);
+//     after a 504 or no answer at all (a timeout, a broken connection) with
+//     the pod untouched, the eviction may still be under way, so the cycle
+//     ends and the pod holds the next eviction back as an evicted one does;
 //   - at most one pod is evicted per cycle, and no pod is evicted while a pod
-//     evicted earlier is still on the node (it is terminating gracefully and
-//     its memory is not free yet), so that pressure is relieved one pod at a
-//     time, as the kubelet does; a pod that takes longer than its
-//     terminationGracePeriodSeconds and 30 s more stops holding the next
-//     eviction back;
+//     of the node is terminating (evicted by us or deleted by anyone: its
+//     memory is not free yet), so that pressure is relieved one pod at a
+//     time, as the kubelet does; a pod that takes longer than its grace
+//     period and 30 s more stops holding the next eviction back;
+//   - grace periods are capped by Config.MaxPodGracePeriodSeconds (the
+//     kubelet's --eviction-max-pod-grace-period, 300 s by default): a longer
+//     terminationGracePeriodSeconds is replaced by the cap in the Eviction,
+//     and waited for no longer; the arithmetic saturates;
 //   - pods are never deleted directly.
 //
 // The evicted pod gets a Warning event with reason Evicted and the kubelet's
 // message ("The node was low on resource: memory. Threshold quantity: ...")
 // and annotations. With Config.DryRun nothing is evicted: the event has reason
 // EvictionDryRun and the same message. A summary that cannot be read or
-// decoded skips the cycle with a Warning event on the Node (reason
-// SummaryUnavailable); nothing is evicted on stale figures.
+// decoded, one longer than ProxySource.MaxBytes (16 MiB by default), one of
+// another node (node.nodeName is not Config.Node: ErrWrongNode), and a read
+// that outlasts Config.CycleTimeout skip the cycle with a Warning event on
+// the Node (reason SummaryUnavailable); nothing is evicted on stale or
+// foreign figures. Healthy reports whether cycles still complete (none for
+// three intervals past the cycle timeout is stale); the program's /healthz
+// answers with it.
 //
 // # Thresholds
 //
@@ -61,8 +82,11 @@
 //
 // # Differences from the kubelet
 //
-//   - The kill becomes an Eviction: no grace-period override is sent, so the
-//     pod's terminationGracePeriodSeconds applies, and the API server checks
+//   - The kill becomes an Eviction: the pod's terminationGracePeriodSeconds
+//     applies up to the cap (the kubelet sends the cap on soft thresholds
+//     only and kills at once on hard ones; its cap defaults to 0, which
+//     through the API would be a forced deletion, so the evictor's defaults
+//     to 300 s and asks for at least 1 s), and the API server checks
 //     PodDisruptionBudgets.
 //   - A refused eviction moves on to the next pod (the kubelet never asks).
 //   - Node-level garbage collection (images, dead containers) is the

@@ -78,6 +78,12 @@ type fixture struct {
 	protected map[string]bool
 	keep      bool
 	evictions []string
+	// refused pods are answered with their error, the eviction not applied;
+	// lost ones are evicted, then answered with their error (the answer lost).
+	refused map[string]error
+	lost    map[string]error
+	// posts are the eviction requests made, in order, however answered.
+	posts []*policyv1.Eviction
 }
 
 func newFixture(t *testing.T, f thresholds.Flags, dryRun bool, pods ...testPod) *fixture {
@@ -91,6 +97,8 @@ func newFixture(t *testing.T, f thresholds.Flags, dryRun bool, pods ...testPod) 
 		reg:       prometheus.NewRegistry(),
 		pods:      map[string]testPod{},
 		protected: map[string]bool{},
+		refused:   map[string]error{},
+		lost:      map[string]error{},
 	}
 	for _, p := range pods {
 		fx.pods[p.name] = p
@@ -101,8 +109,12 @@ func newFixture(t *testing.T, f thresholds.Flags, dryRun bool, pods ...testPod) 
 			return false, nil, nil
 		}
 		ev := a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction)
+		fx.posts = append(fx.posts, ev)
 		if fx.protected[ev.Name] {
 			return true, nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+		}
+		if err := fx.refused[ev.Name]; err != nil {
+			return true, nil, err
 		}
 		fx.evictions = append(fx.evictions, ev.Name)
 		obj, ok, _ := fx.indexer.GetByKey(ev.Namespace + "/" + ev.Name)
@@ -116,7 +128,16 @@ func newFixture(t *testing.T, f thresholds.Flags, dryRun bool, pods ...testPod) 
 				_ = fx.indexer.Delete(obj)
 			}
 		}
-		return true, nil, nil
+		return true, nil, fx.lost[ev.Name]
+	})
+	// The API server's copy of a pod is the lister's.
+	fx.client.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		g := a.(k8stesting.GetAction)
+		obj, ok, _ := fx.indexer.GetByKey(g.GetNamespace() + "/" + g.GetName())
+		if !ok {
+			return true, nil, apierrors.NewNotFound(v1.Resource("pods"), g.GetName())
+		}
+		return true, obj.(*v1.Pod).DeepCopy(), nil
 	})
 	var err error
 	fx.metrics, err = NewMetrics(fx.reg)
@@ -145,6 +166,12 @@ func (fx *fixture) read() ([]byte, error) {
 	if fx.summary != nil {
 		return fx.summary()
 	}
+	return fx.readGenerated()
+}
+
+// readGenerated returns the generated summary, as read does without
+// fx.summary.
+func (fx *fixture) readGenerated() ([]byte, error) {
 	ts := fx.clock.Now().Format(time.RFC3339)
 	var pods []string
 	for _, obj := range fx.indexer.List() {
@@ -192,7 +219,10 @@ var nodePods = []testPod{
 		p.Namespace, p.Spec.Priority, p.Spec.PriorityClassName = "kube-system", &prio, "system-node-critical"
 	}},
 	{name: "mirror", usage: 1500, mutate: func(p *v1.Pod) {
-		p.Annotations = map[string]string{v1.MirrorPodAnnotationKey: "hash"}
+		// As the kubelet creates it: controlled by its Node.
+		p.Annotations = map[string]string{v1.MirrorPodAnnotationKey: "hash", "kubernetes.io/config.source": "file"}
+		yes := true
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node, UID: "node-uid", Controller: &yes}}
 	}},
 }
 

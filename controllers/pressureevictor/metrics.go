@@ -11,6 +11,7 @@ type Metrics struct {
 	cycles    *prometheus.CounterVec
 	evictions *prometheus.CounterVec
 	refusals  prometheus.Counter
+	failures  *prometheus.CounterVec
 	observed  *prometheus.GaugeVec
 }
 
@@ -33,6 +34,10 @@ const (
 //     dry run too), by the signal that drove the eviction;
 //   - pressure_evictor_pdb_refusals_total: evictions refused with 429 (a
 //     PodDisruptionBudget allows no disruption);
+//   - pressure_evictor_eviction_failures_total{code}: evictions refused
+//     otherwise (a 500 for a pod under two budgets, a 403 from an admission
+//     webhook) or whose outcome is unknown, by HTTP status code ("unknown"
+//     for a timeout or a broken connection without one);
 //   - pressure_evictor_signal_available{signal}: the last observed available
 //     amount of each signal (bytes, inodes or PIDs).
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
@@ -49,12 +54,16 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Subsystem: "pressure_evictor", Name: "pdb_refusals_total",
 			Help: "Evictions refused with 429 Too Many Requests because of a PodDisruptionBudget.",
 		}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: "pressure_evictor", Name: "eviction_failures_total",
+			Help: "Evictions refused otherwise than with 429, or whose outcome is unknown, by HTTP status code (\"unknown\" without one).",
+		}, []string{"code"}),
 		observed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Subsystem: "pressure_evictor", Name: "signal_available",
 			Help: "Last observed available amount of each eviction signal.",
 		}, []string{"signal"}),
 	}
-	for _, c := range []prometheus.Collector{m.cycles, m.evictions, m.refusals, m.observed} {
+	for _, c := range []prometheus.Collector{m.cycles, m.evictions, m.refusals, m.failures, m.observed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -77,6 +86,12 @@ func (m *Metrics) evicted(s thresholds.Signal) {
 func (m *Metrics) refused() {
 	if m != nil {
 		m.refusals.Inc()
+	}
+}
+
+func (m *Metrics) failed(code string) {
+	if m != nil {
+		m.failures.WithLabelValues(code).Inc()
 	}
 }
 

@@ -2,10 +2,23 @@ package pressureevictor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 
 	"k8s.io/client-go/kubernetes"
 )
+
+// DefaultSummaryMaxBytes bounds the summary read when ProxySource.MaxBytes
+// is zero: 16 MiB, twenty times a summary of 110 pods (about 800 KB), and
+// small enough that reading it stays well inside the DaemonSet's 128 MiB
+// memory limit.
+const DefaultSummaryMaxBytes int64 = 16 << 20
+
+// ErrSummaryTooLarge is wrapped by the error of a summary longer than the
+// limit.
+var ErrSummaryTooLarge = errors.New("summary too large")
 
 // SummarySource reads the node's stats summary, the kubelet's JSON.
 type SummarySource interface {
@@ -20,17 +33,52 @@ type SummaryFunc func(ctx context.Context) ([]byte, error)
 // Summary calls f.
 func (f SummaryFunc) Summary(ctx context.Context) ([]byte, error) { return f(ctx) }
 
-// NewProxySource returns the SummarySource that GETs
-// /api/v1/nodes/NODE/proxy/stats/summary through client's REST client, the
-// request "kubectl get --raw" makes. It needs get on nodes/proxy.
-func NewProxySource(client kubernetes.Interface, node string) SummarySource {
-	return SummaryFunc(func(ctx context.Context) ([]byte, error) {
-		data, err := client.CoreV1().RESTClient().Get().
-			Resource("nodes").Name(node).SubResource("proxy").Suffix("stats/summary").
-			DoRaw(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", node, err)
-		}
-		return data, nil
-	})
+var (
+	_ SummarySource = SummaryFunc(nil)
+	_ SummarySource = ProxySource{}
+)
+
+// ProxySource is the SummarySource that GETs
+// /api/v1/nodes/NODE/proxy/stats/summary through Client's REST client, the
+// request "kubectl get --raw" makes, and reads at most MaxBytes of it. It
+// needs get on nodes/proxy.
+type ProxySource struct {
+	// Client reaches the API server.
+	Client kubernetes.Interface
+	// Node is the node whose summary is read.
+	Node string
+	// MaxBytes bounds the summary: a longer one is an error wrapping
+	// ErrSummaryTooLarge, read no further. Zero means
+	// DefaultSummaryMaxBytes.
+	MaxBytes int64
+}
+
+// NewProxySource returns the ProxySource of node with the default limit.
+func NewProxySource(client kubernetes.Interface, node string) ProxySource {
+	return ProxySource{Client: client, Node: node}
+}
+
+// Summary reads the summary; the read ends with ctx.
+func (p ProxySource) Summary(ctx context.Context) ([]byte, error) {
+	limit := p.MaxBytes
+	if limit <= 0 {
+		limit = DefaultSummaryMaxBytes
+	}
+	limit = min(limit, math.MaxInt64-1)
+	body, err := p.Client.CoreV1().RESTClient().Get().
+		Resource("nodes").Name(p.Node).SubResource("proxy").Suffix("stats/summary").
+		Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", p.Node, err)
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", p.Node, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: longer than the limit of %d bytes (--summary-max-bytes): %w",
+			p.Node, limit, ErrSummaryTooLarge)
+	}
+	return data, nil
 }

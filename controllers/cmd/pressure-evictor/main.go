@@ -6,8 +6,13 @@
 //	pressure-evictor --node=$NODE_NAME --eviction-soft=memory.available<500Mi --eviction-soft-grace-period=memory.available=30s
 //
 // The threshold flags are the kubelet's, with the defaults of package
-// pressureevictor (memory.available<500Mi for 30s). --dry-run only logs and
-// records events. Without --kubeconfig it uses the in-cluster configuration.
+// pressureevictor (memory.available<500Mi for 30s), and so is
+// --eviction-max-pod-grace-period (default 300 s here: the kubelet's 0 would
+// be a forced deletion through the API). --cycle-timeout bounds each cycle
+// and --summary-max-bytes the summary read; /healthz fails when no cycle
+// completed for three intervals past the cycle timeout. --dry-run only logs
+// and records events. Without --kubeconfig it uses the in-cluster
+// configuration.
 package main
 
 import (
@@ -19,6 +24,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,12 +54,15 @@ func (r repeated) Set(v string) error {
 }
 
 type options struct {
-	client   command.Options
-	node     string
-	interval time.Duration
-	dryRun   bool
-	flags    thresholds.Flags
-	ts       []thresholds.Threshold
+	client          command.Options
+	node            string
+	interval        time.Duration
+	cycleTimeout    time.Duration
+	maxGrace        int64
+	summaryMaxBytes int64
+	dryRun          bool
+	flags           thresholds.Flags
+	ts              []thresholds.Threshold
 }
 
 // parse parses the command line; the error is one line.
@@ -68,6 +77,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.client.MetricsAddr, "metrics-bind-address", ":8080", `Address of the /metrics and /healthz endpoint; "0" turns it off.`)
 	fs.StringVar(&o.node, "node", os.Getenv("NODE_NAME"), "The node whose pods are evicted (default $NODE_NAME).")
 	fs.DurationVar(&o.interval, "interval", pressureevictor.DefaultInterval, "Time between two eviction cycles.")
+	fs.DurationVar(&o.cycleTimeout, "cycle-timeout", pressureevictor.DefaultCycleTimeout, "Bound on one eviction cycle (summary read and evictions); /healthz fails when no cycle completed for three intervals past it.")
+	fs.Int64Var(&o.maxGrace, "eviction-max-pod-grace-period", pressureevictor.DefaultMaxPodGracePeriodSeconds, "Maximum allowed grace period (in seconds) to use when evicting pods, as the kubelet's flag (applied to every eviction; at least 1 s is asked for). If negative, defer to pod specified value.")
+	fs.Int64Var(&o.summaryMaxBytes, "summary-max-bytes", pressureevictor.DefaultSummaryMaxBytes, "Largest stats summary read, in bytes; a longer one skips the cycle.")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "Log and record events for what would be evicted; evict nothing.")
 	fs.Var(repeated{&o.flags.Soft}, "eviction-soft", "Soft eviction thresholds, as the kubelet's flag (default "+pressureevictor.DefaultSoft+").")
 	fs.Var(repeated{&o.flags.SoftGracePeriod}, "eviction-soft-grace-period", "Grace periods of the soft thresholds, as the kubelet's flag (default "+pressureevictor.DefaultSoftGracePeriod+").")
@@ -87,6 +99,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("--node is empty and NODE_NAME is not set")
 	case o.interval <= 0:
 		return o, fmt.Errorf("--interval %v is not positive", o.interval)
+	case o.cycleTimeout <= 0:
+		return o, fmt.Errorf("--cycle-timeout %v is not positive", o.cycleTimeout)
+	case o.summaryMaxBytes <= 0:
+		return o, fmt.Errorf("--summary-max-bytes %d is not positive", o.summaryMaxBytes)
 	}
 	ts, err := pressureevictor.ParseThresholds(o.flags)
 	if err != nil {
@@ -120,6 +136,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+	// /healthz reports the evictor's last completed cycle once it exists.
+	var evictor atomic.Pointer[pressureevictor.Evictor]
+	o.client.Healthz = func() error {
+		if e := evictor.Load(); e != nil {
+			return e.Healthy()
+		}
+		return nil
+	}
 	// One evictor per node: no leader election.
 	err = command.Main(o.client, pressureevictor.Name, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
 		factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
@@ -132,16 +156,20 @@ func main() {
 			Node:       o.node,
 			Pods:       pods.Lister(),
 			PodsSynced: pods.Informer().HasSynced,
-			Source:     pressureevictor.NewProxySource(client, o.node),
+			Source:     pressureevictor.ProxySource{Client: client, Node: o.node, MaxBytes: o.summaryMaxBytes},
 			Thresholds: o.ts,
 			Interval:   o.interval,
 			DryRun:     o.dryRun,
 			Metrics:    metrics,
 			Logger:     log.With("node", o.node),
+
+			CycleTimeout:             o.cycleTimeout,
+			MaxPodGracePeriodSeconds: &o.maxGrace,
 		})
 		if err != nil {
 			return err
 		}
+		evictor.Store(e)
 		factory.Start(ctx.Done())
 		defer factory.Shutdown()
 		log.Info("starting", "node", o.node, "interval", o.interval, "dryRun", o.dryRun, "thresholds", fmt.Sprint(o.ts))

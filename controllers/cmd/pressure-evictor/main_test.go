@@ -19,6 +19,15 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, 5*time.Second, o.interval)
 	assert.True(t, o.dryRun)
 	assert.Len(t, o.ts, 2, "repeated flags accumulate, as the kubelet's do")
+	assert.Equal(t, int64(300), o.maxGrace, "the evictor's default cap")
+	assert.Equal(t, int64(16<<20), o.summaryMaxBytes)
+	assert.Equal(t, 30*time.Second, o.cycleTimeout)
+
+	o, err = parse([]string{"--node=n1", "--eviction-max-pod-grace-period=-1", "--summary-max-bytes=1048576", "--cycle-timeout=5s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, int64(-1), o.maxGrace, "negative defers to the pod, as the kubelet's does")
+	assert.Equal(t, int64(1<<20), o.summaryMaxBytes)
+	assert.Equal(t, 5*time.Second, o.cycleTimeout)
 }
 
 func TestBadFlagsGiveOneLine(t *testing.T) {
@@ -33,6 +42,9 @@ func TestBadFlagsGiveOneLine(t *testing.T) {
 		{[]string{"--node=n", "--eviction-soft=memory.available<1Gi"}, "grace period must be specified"},
 		{[]string{"--node=n", "--eviction-hard=memory.available<lots"}, `eviction-hard "memory.available<lots"`},
 		{[]string{"--node=n", "stray"}, `unexpected argument "stray"`},
+		{[]string{"--node=n", "--cycle-timeout=0s"}, "--cycle-timeout 0s is not positive"},
+		{[]string{"--node=n", "--summary-max-bytes=0"}, "--summary-max-bytes 0 is not positive"},
+		{[]string{"--node=n", "--eviction-max-pod-grace-period=long"}, `invalid value "long" for flag -eviction-max-pod-grace-period`},
 	} {
 		_, err := parse(tc.args, io.Discard)
 		require.Error(t, err, tc.args)

@@ -45,6 +45,9 @@ type Options struct {
 	LeaseNS       string
 
 	MetricsAddr string
+	// Healthz, if set, is asked by /healthz: an error answers 503 with it.
+	// nil answers "ok" always.
+	Healthz func() error
 }
 
 // Register adds the flags to fs; leaseName is the default Lease name.
@@ -90,7 +93,15 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+			if o.Healthz != nil {
+				if err := o.Healthz(); err != nil {
+					http.Error(w, err.Error(), http.StatusServiceUnavailable)
+					return
+				}
+			}
+			_, _ = w.Write([]byte("ok"))
+		})
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(l) }()
 		defer srv.Close()
