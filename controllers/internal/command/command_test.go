@@ -177,4 +177,3 @@ func TestValidate(t *testing.T) {
 		t.Errorf("leader election off: the lease flags are not read, got %v", err)
 	}
 }
-
