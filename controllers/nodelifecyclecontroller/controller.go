@@ -109,6 +109,19 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Nodes == nil || cfg.Pods == nil || cfg.Leases == nil {
 		return nil, errors.New("node lifecycle: Config needs Client, Nodes, Pods and Leases")
 	}
+	eff := cfg.Settings.Effective()
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"MonitorPeriod", eff.MonitorPeriod},
+		{"MonitorGracePeriod", eff.MonitorGracePeriod},
+		{"StartupGracePeriod", eff.StartupGracePeriod},
+	} {
+		if d.v < 0 {
+			return nil, fmt.Errorf("node lifecycle: Settings.%s %v is negative", d.name, d.v)
+		}
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
@@ -176,21 +189,30 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.cfg.Logger.Info("started", "controller", ControllerName)
 
+	// The workers end on every way out of Run, a panic included: their
+	// queues are shut down and their context cancelled before Run waits for
+	// them, so that a Run that fails never hangs (a leader that hung would
+	// keep renewing its lease and do nothing).
+	workCtx, stopWork := context.WithCancel(ctx)
 	done := make(chan struct{})
-	defer func() { <-done; <-done; <-done }()
-	go func() { defer func() { done <- struct{}{} }(); c.noScheduleWorker(ctx, nodeQueue) }()
-	go func() { defer func() { done <- struct{}{} }(); c.podWorker(ctx, podQueue) }()
-	go func() { defer func() { done <- struct{}{} }(); c.drainLoop(ctx) }()
+	defer func() {
+		stopWork()
+		nodeQueue.ShutDown()
+		podQueue.ShutDown()
+		<-done
+		<-done
+		<-done
+	}()
+	go func() { defer func() { done <- struct{}{} }(); c.noScheduleWorker(workCtx, nodeQueue) }()
+	go func() { defer func() { done <- struct{}{} }(); c.podWorker(workCtx, podQueue) }()
+	go func() { defer func() { done <- struct{}{} }(); c.drainLoop(workCtx) }()
 
-	period := c.cfg.Settings.Effective().MonitorPeriod
-	tick := c.cfg.Clock.NewTicker(period)
+	tick := c.cfg.Clock.NewTicker(c.cfg.Settings.Effective().MonitorPeriod)
 	defer tick.Stop()
 	for {
 		c.pass(ctx)
 		select {
 		case <-ctx.Done():
-			nodeQueue.ShutDown()
-			podQueue.ShutDown()
 			c.cfg.Logger.Info("stopping", "controller", ControllerName)
 			return nil
 		case <-tick.C():

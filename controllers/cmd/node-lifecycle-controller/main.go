@@ -13,9 +13,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
 	"os"
 	"time"
 
@@ -29,24 +32,88 @@ import (
 	"github.com/evictkit/eviction/nodelifecycle"
 )
 
-func main() {
-	var o command.Options
-	fs := flag.NewFlagSet(nodelifecyclecontroller.ControllerName, flag.ExitOnError)
-	o.Register(fs, nodelifecyclecontroller.ControllerName)
-	var s nodelifecycle.Config
-	var secondary float64
+type options struct {
+	client   command.Options
+	settings nodelifecycle.Config
+}
+
+// parse parses and checks the command line; the error is one line that
+// names the bad flag and its value.
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet(nodelifecyclecontroller.ControllerName, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.client.Register(fs, nodelifecyclecontroller.ControllerName)
+	s := &o.settings
 	fs.DurationVar(&s.MonitorPeriod, "node-monitor-period", 5*time.Second, "The period for syncing NodeStatus in NodeLifecycleController.")
 	fs.DurationVar(&s.MonitorGracePeriod, "node-monitor-grace-period", 50*time.Second, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy.")
 	fs.DurationVar(&s.StartupGracePeriod, "node-startup-grace-period", 60*time.Second, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
 	rate := fs.Float64("node-eviction-rate", 0.1, "Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.")
-	fs.Float64Var(&secondary, "secondary-node-eviction-rate", 0.01, "Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.")
+	secondary := fs.Float64("secondary-node-eviction-rate", 0.01, "Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.")
 	large := fs.Int("large-cluster-size-threshold", 50, "Number of nodes from which the controller treats the cluster as large for the eviction logic purposes.")
 	unhealthy := fs.Float64("unhealthy-zone-threshold", 0.55, "Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy.")
-	_ = fs.Parse(os.Args[1:])
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.client.Validate(); err != nil {
+		return o, err
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"node-monitor-period", s.MonitorPeriod},
+		{"node-monitor-grace-period", s.MonitorGracePeriod},
+		{"node-startup-grace-period", s.StartupGracePeriod},
+	} {
+		if d.v <= 0 {
+			return o, fmt.Errorf("--%s %v is not positive", d.flag, d.v)
+		}
+	}
+	// A rate of 0 stops evictions, as upstream's; a rate must fit a
+	// float32 (the library's type) as a finite number.
+	for _, r := range []struct {
+		flag string
+		v    float64
+	}{
+		{"node-eviction-rate", *rate},
+		{"secondary-node-eviction-rate", *secondary},
+	} {
+		if math.IsNaN(r.v) || r.v < 0 || r.v > math.MaxFloat32 {
+			return o, fmt.Errorf("--%s %v is not a rate (nodes per second, 0 or more)", r.flag, r.v)
+		}
+	}
+	// 0 would be read as the default by package nodelifecycle.
+	if *large <= 0 || *large > math.MaxInt32 {
+		return o, fmt.Errorf("--large-cluster-size-threshold %d is not a number of nodes (1 or more)", *large)
+	}
+	if math.IsNaN(*unhealthy) || *unhealthy <= 0 || *unhealthy > 1 {
+		return o, fmt.Errorf("--unhealthy-zone-threshold %v is not a fraction in (0, 1]", *unhealthy)
+	}
 	s.EvictionRate, s.StopEviction = float32(*rate), *rate == 0
-	s.SecondaryEvictionRate, s.StopSecondaryEviction = float32(secondary), secondary == 0
+	s.SecondaryEvictionRate, s.StopSecondaryEviction = float32(*secondary), *secondary == 0
 	s.LargeClusterThreshold = int32(*large)
 	s.UnhealthyZoneThreshold = float32(*unhealthy)
+	return o, nil
+}
+
+func main() {
+	o, err := parse(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, nodelifecyclecontroller.ControllerName+": "+err.Error())
+		os.Exit(2)
+	}
+	s := o.settings
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	reg := prometheus.NewRegistry()
@@ -55,7 +122,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	err = command.Main(o, nodelifecyclecontroller.ControllerName, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
+	err = command.Main(o.client, nodelifecyclecontroller.ControllerName, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
 		// Node Leases live in kube-node-lease; RBAC grants no other.
 		leases := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(v1.NamespaceNodeLease))

@@ -12,8 +12,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 
@@ -26,11 +28,35 @@ import (
 	"github.com/evictkit/eviction/controllers/taintevictioncontroller"
 )
 
-func main() {
+// parse parses and checks the command line; the error is one line that
+// names the bad flag and its value.
+func parse(args []string, stderr io.Writer) (command.Options, error) {
 	var o command.Options
-	fs := flag.NewFlagSet(taintevictioncontroller.ControllerName, flag.ExitOnError)
+	fs := flag.NewFlagSet(taintevictioncontroller.ControllerName, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	o.Register(fs, taintevictioncontroller.ControllerName)
-	_ = fs.Parse(os.Args[1:])
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return o, o.Validate()
+}
+
+func main() {
+	o, err := parse(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, taintevictioncontroller.ControllerName+": "+err.Error())
+		os.Exit(2)
+	}
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	reg := prometheus.NewRegistry()

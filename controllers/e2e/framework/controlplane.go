@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -153,6 +155,12 @@ func (cp *ControlPlane) start(opts Options) error {
 	}
 	if err := cp.writeKubeconfig(); err != nil {
 		return err
+	}
+	// The namespace of our programs' leader Leases, as deploy/rbac.yaml
+	// creates it.
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "evictkit-system"}}
+	if _, err := cp.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("framework: %w", err)
 	}
 	if opts.ControllerManager != nil {
 		return cp.startControllerManager(*opts.ControllerManager)

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -50,6 +52,12 @@ type Options struct {
 	Healthz func() error
 }
 
+// DefaultLeaseNamespace is the default of --leader-elect-resource-namespace:
+// a namespace of evictkit's own (deploy/rbac.yaml creates it), so that the
+// Role that lets the programs create their Lease lets them create no Lease
+// of kube-system, such as the one of an absent kube-scheduler.
+const DefaultLeaseNamespace = "evictkit-system"
+
 // Register adds the flags to fs; leaseName is the default Lease name.
 func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig file; empty means the in-cluster configuration.")
@@ -61,8 +69,38 @@ func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
 	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader tries to renew before it stops leading.")
 	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "How long clients wait between tries to acquire or renew the lease.")
 	fs.StringVar(&o.LeaseName, "leader-elect-resource-name", leaseName, "The name of the Lease used for leader election.")
-	fs.StringVar(&o.LeaseNS, "leader-elect-resource-namespace", "kube-system", "The namespace of the Lease used for leader election.")
+	fs.StringVar(&o.LeaseNS, "leader-elect-resource-namespace", DefaultLeaseNamespace, "The namespace of the Lease used for leader election.")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `Address of the /metrics and /healthz endpoint; "0" turns it off.`)
+}
+
+// Validate checks the numbers of o, as parsed from the flags: the error
+// names the first bad flag and its value, on one line. The leader-election
+// durations are checked (when LeaderElect is set) as client-go's leader
+// elector would check them, but before the program reaches the API server.
+func (o Options) Validate() error {
+	switch {
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS < 0 || o.QPS > math.MaxFloat32:
+		return fmt.Errorf("--kube-api-qps %v is not a number of queries per second (0 or more)", o.QPS)
+	case o.Burst < 0:
+		return fmt.Errorf("--kube-api-burst %d is negative", o.Burst)
+	case !o.LeaderElect:
+		return nil
+	case o.LeaseDuration <= 0:
+		return fmt.Errorf("--leader-elect-lease-duration %v is not positive", o.LeaseDuration)
+	case o.RenewDeadline <= 0:
+		return fmt.Errorf("--leader-elect-renew-deadline %v is not positive", o.RenewDeadline)
+	case o.RetryPeriod <= 0:
+		return fmt.Errorf("--leader-elect-retry-period %v is not positive", o.RetryPeriod)
+	case o.LeaseDuration <= o.RenewDeadline:
+		return fmt.Errorf("--leader-elect-lease-duration %v is not longer than --leader-elect-renew-deadline %v", o.LeaseDuration, o.RenewDeadline)
+	case float64(o.RenewDeadline) <= leaderelection.JitterFactor*float64(o.RetryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline %v is not longer than %v times --leader-elect-retry-period %v", o.RenewDeadline, leaderelection.JitterFactor, o.RetryPeriod)
+	case o.LeaseName == "":
+		return errors.New("--leader-elect-resource-name is empty")
+	case o.LeaseNS == "":
+		return errors.New("--leader-elect-resource-namespace is empty")
+	}
+	return nil
 }
 
 // Main runs a controller program: it builds the client from o, serves
@@ -122,11 +160,16 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 		return fmt.Errorf("%s: lease lock: %w", name, err)
 	}
 
-	// A replica that loses the lease (the API server was unreachable for
-	// longer than the renew deadline) has stopped acting; it campaigns
-	// again, with fresh informers, instead of exiting as
-	// kube-controller-manager does, so that it needs no supervisor to come
-	// back.
+	return campaign(ctx, o, name, id, lock, log, client, run)
+}
+
+// campaign runs elections on lock until ctx ends or run fails. A replica
+// that loses the lease (the API server was unreachable for longer than the
+// renew deadline) has stopped acting; it campaigns again, with fresh
+// informers, instead of exiting as kube-controller-manager does, so that it
+// needs no supervisor to come back.
+func campaign(ctx context.Context, o Options, name, id string, lock resourcelock.Interface, log *slog.Logger,
+	client kubernetes.Interface, run func(ctx context.Context, client kubernetes.Interface) error) error {
 	for {
 		err := elect(ctx, o, name, id, lock, log, client, run)
 		if !errors.Is(err, errLeaseLost) {
@@ -141,32 +184,39 @@ var errLeaseLost = errors.New("leader lease lost")
 
 // elect campaigns for the lease and runs run while it leads. It returns
 // errLeaseLost if the lease was lost before ctx ended.
+//
+// The lease is released only once run has returned, so that the next leader
+// never overlaps with this one. client-go's own release (ReleaseOnCancel)
+// cannot promise that: when a renewal fails its renew loop releases the
+// lease before it cancels run's context, and a new leader could act while
+// run still does. So client-go never releases here, and elect releases the
+// lease itself after run returned, if this replica still holds it (when the
+// API server cannot be reached the release fails too, and the lease
+// expires).
 func elect(ctx context.Context, o Options, name, id string, lock resourcelock.Interface, log *slog.Logger,
 	client kubernetes.Interface, run func(ctx context.Context, client kubernetes.Interface) error) error {
-	// The election has a context of its own, cancelled only once run has
-	// returned: the lease is released after the controller stopped acting,
-	// so that the next leader never overlaps with it.
+	// The election has a context of its own, cancelled when ctx ends but
+	// only once run (if it started) has returned.
 	electCtx, stopElection := context.WithCancel(context.Background())
 	defer stopElection()
 	var (
 		mu      sync.Mutex
-		started bool
+		started bool // run was called
+		over    bool // le.Run returned: run must not start any more
 		runErr  error
-		done    = make(chan struct{})
+		done    = make(chan struct{}) // closed when run has returned
 	)
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   o.LeaseDuration,
-		RenewDeadline:   o.RenewDeadline,
-		RetryPeriod:     o.RetryPeriod,
-		ReleaseOnCancel: true,
-		Name:            name,
+		Lock:          lock,
+		LeaseDuration: o.LeaseDuration,
+		RenewDeadline: o.RenewDeadline,
+		RetryPeriod:   o.RetryPeriod,
+		Name:          name,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(leadCtx context.Context) {
 				mu.Lock()
-				if ctx.Err() != nil {
+				if over || ctx.Err() != nil || leadCtx.Err() != nil {
 					mu.Unlock()
-					close(done)
 					return
 				}
 				started = true
@@ -189,8 +239,10 @@ func elect(ctx context.Context, o Options, name, id string, lock resourcelock.In
 	if err != nil {
 		return fmt.Errorf("%s: leader election: %w", name, err)
 	}
-	go func() {
-		<-ctx.Done()
+	// Registered for this election only: stopWatch in the defer below
+	// removes it when the lease is lost while ctx lives on, so no goroutine
+	// outlives the election.
+	stopWatch := context.AfterFunc(ctx, func() {
 		mu.Lock()
 		s := started
 		mu.Unlock()
@@ -198,17 +250,47 @@ func elect(ctx context.Context, o Options, name, id string, lock resourcelock.In
 			<-done
 		}
 		stopElection()
-	}()
+	})
+	defer stopWatch()
 	le.Run(electCtx)
 	mu.Lock()
 	s := started
+	over = true
 	mu.Unlock()
-	if !s {
-		return nil
+	if s {
+		<-done
+		release(lock, id, o.RenewDeadline, log)
 	}
-	<-done
 	if ctx.Err() == nil {
 		return errLeaseLost
 	}
 	return runErr
+}
+
+// release gives up the lease if id still holds it, as client-go's release
+// does: no holder, a lease of one second. It is called only after run has
+// returned; a failure is logged, and the lease then expires.
+func release(lock resourcelock.Interface, id string, timeout time.Duration, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	rec, _, err := lock.Get(ctx)
+	if err != nil {
+		log.Info("leader lease not released; it will expire", "identity", id, "err", err)
+		return
+	}
+	if rec.HolderIdentity != id {
+		return
+	}
+	now := metav1.NewTime(time.Now())
+	err = lock.Update(ctx, resourcelock.LeaderElectionRecord{
+		LeaderTransitions:    rec.LeaderTransitions,
+		LeaseDurationSeconds: 1,
+		RenewTime:            now,
+		AcquireTime:          now,
+	})
+	if err != nil {
+		log.Info("leader lease not released; it will expire", "identity", id, "err", err)
+		return
+	}
+	log.Info("leader lease released", "identity", id)
 }
