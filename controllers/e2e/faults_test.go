@@ -2,16 +2,11 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,8 +15,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/evictkit/eviction/controllers/internal/command"
 )
@@ -215,24 +208,7 @@ type write struct {
 
 func startWriteProxy(t *testing.T, c *cluster, name, ns string) *writeProxy {
 	t.Helper()
-	target, err := url.Parse(c.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := os.ReadFile(c.Config.TLSClientConfig.CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(target)
-			r.Out.Header.Set("Authorization", "Bearer "+c.Config.BearerToken)
-		},
-		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
-		FlushInterval: -1,
-	}
+	rp := apiServerProxy(t, c.ControlPlane)
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
@@ -276,15 +252,7 @@ func startWriteProxy(t *testing.T, c *cluster, name, ns string) *writeProxy {
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["p"] = &clientcmdapi.Cluster{Server: srv.URL}
-	cfg.AuthInfos["p"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["p"] = &clientcmdapi.Context{Cluster: "p", AuthInfo: "p"}
-	cfg.CurrentContext = "p"
-	p.kubeconfig = filepath.Join(c.Dir, "kubeconfig-writes-"+name)
-	if err := clientcmd.WriteToFile(*cfg, p.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	p.kubeconfig = proxyKubeconfig(t, c.ControlPlane, srv.URL, "kubeconfig-writes-"+name)
 	return p
 }
 

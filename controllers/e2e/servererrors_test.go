@@ -211,26 +211,7 @@ func startFaultProxy(t *testing.T, c *cluster, prefix string) *faultProxy {
 // newFaultProxy starts a proxy with plan in front of cp's kube-apiserver.
 func newFaultProxy(t *testing.T, c *framework.ControlPlane, prefix string, plan map[string][]int) *faultProxy {
 	t.Helper()
-	target, err := url.Parse(c.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := os.ReadFile(c.Config.TLSClientConfig.CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	// The proxy holds the credentials (client-go sends no token over plain
-	// HTTP to it); watches stream through it.
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(target)
-			r.Out.Header.Set("Authorization", "Bearer "+c.Config.BearerToken)
-		},
-		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
-		FlushInterval: -1,
-	}
+	rp := apiServerProxy(t, c)
 	p := &faultProxy{prefix: prefix, plan: plan, injected: map[string][]int{}, passed: map[string]int{}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.ServeHTTP(w, r, rp) }))
 	t.Cleanup(func() {
@@ -238,16 +219,49 @@ func newFaultProxy(t *testing.T, c *framework.ControlPlane, prefix string, plan 
 		p.srv.Close()
 	})
 
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["faults"] = &clientcmdapi.Cluster{Server: p.srv.URL}
-	cfg.AuthInfos["through-proxy"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["faults"] = &clientcmdapi.Context{Cluster: "faults", AuthInfo: "through-proxy"}
-	cfg.CurrentContext = "faults"
-	p.kubeconfig = filepath.Join(c.Dir, "kubeconfig-faults-"+prefix)
-	if err := clientcmd.WriteToFile(*cfg, p.kubeconfig); err != nil {
+	p.kubeconfig = proxyKubeconfig(t, c, p.srv.URL, "kubeconfig-faults-"+prefix)
+	return p
+}
+
+// apiServerProxy returns a reverse proxy to cp's kube-apiserver. It holds the
+// credentials (client-go sends no token over plain HTTP to a proxy); watches
+// stream through it.
+func apiServerProxy(t *testing.T, cp *framework.ControlPlane) *httputil.ReverseProxy {
+	t.Helper()
+	target, err := url.Parse(cp.Config.Host)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	ca, err := os.ReadFile(cp.Config.TLSClientConfig.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Header.Set("Authorization", "Bearer "+cp.Config.BearerToken)
+		},
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
+		FlushInterval: -1,
+	}
+}
+
+// proxyKubeconfig writes, as file in cp's folder, a kubeconfig that reaches
+// the API server through the proxy at server, and returns its path.
+func proxyKubeconfig(t *testing.T, cp *framework.ControlPlane, server, file string) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server}
+	cfg.AuthInfos["through-proxy"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "through-proxy"}
+	cfg.CurrentContext = "proxy"
+	path := filepath.Join(cp.Dir, file)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // report returns the faults injected and the writes passed on, by kind.

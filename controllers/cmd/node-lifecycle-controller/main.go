@@ -52,15 +52,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	secondary := fs.Float64("secondary-node-eviction-rate", 0.01, "Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.")
 	large := fs.Int("large-cluster-size-threshold", 50, "Number of nodes from which the controller treats the cluster as large for the eviction logic purposes.")
 	unhealthy := fs.Float64("unhealthy-zone-threshold", 0.55, "Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy.")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-		}
+	if err := command.Parse(fs, args, stderr); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := o.client.Validate(); err != nil {
 		return o, err

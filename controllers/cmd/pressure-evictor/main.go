@@ -85,16 +85,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Var(repeated{&o.flags.SoftGracePeriod}, "eviction-soft-grace-period", "Grace periods of the soft thresholds, as the kubelet's flag (default "+pressureevictor.DefaultSoftGracePeriod+").")
 	fs.Var(repeated{&o.flags.MinimumReclaim}, "eviction-minimum-reclaim", "Minimum reclaims, as the kubelet's flag.")
 	fs.Var(repeated{&o.flags.Hard}, "eviction-hard", "Hard eviction thresholds, as the kubelet's flag (default none).")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-		}
+	if err := command.Parse(fs, args, stderr); err != nil {
 		return o, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case o.node == "":
 		return o, errors.New("--node is empty and NODE_NAME is not set")
 	case o.interval <= 0:

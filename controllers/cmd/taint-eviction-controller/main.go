@@ -35,15 +35,8 @@ func parse(args []string, stderr io.Writer) (command.Options, error) {
 	fs := flag.NewFlagSet(taintevictioncontroller.ControllerName, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o.Register(fs, taintevictioncontroller.ControllerName)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-		}
+	if err := command.Parse(fs, args, stderr); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return o, o.Validate()
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -293,4 +294,22 @@ func release(lock resourcelock.Interface, id string, timeout time.Duration, log 
 		return
 	}
 	log.Info("leader lease released", "identity", id)
+}
+
+// Parse parses args into fs, a flag set made with flag.ContinueOnError whose
+// output is discarded: on -h or -help it prints the flags' defaults to stderr
+// and returns flag.ErrHelp; a bad flag or a positional argument is an error
+// of one line.
+func Parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
 }
