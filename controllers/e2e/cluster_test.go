@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/evictkit/eviction/controllers/e2e/framework"
@@ -316,10 +318,17 @@ func (c *cluster) createPod(t *testing.T, ns, name, node string, tols ...v1.Tole
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := metav1.Now()
-	pod.Status.Phase = v1.PodRunning
-	pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: now}}
-	pod, err = c.client.CoreV1().Pods(ns).UpdateStatus(c.ctx, pod, metav1.UpdateOptions{})
+	// Running and ready, as a kubelet reports it: a merge patch of the
+	// status, so that a controller that already acted on the pod (its node
+	// may be tainted NoExecute) causes no conflict and keeps its condition.
+	status, err := json.Marshal(map[string]any{"status": map[string]any{
+		"phase":      v1.PodRunning,
+		"conditions": []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err = c.client.CoreV1().Pods(ns).Patch(c.ctx, name, types.StrategicMergePatchType, status, metav1.PatchOptions{}, "status")
 	if err != nil {
 		t.Fatal(err)
 	}
