@@ -314,8 +314,7 @@ func (c *cluster) createPod(t *testing.T, ns, name, node string, tols ...v1.Tole
 			Tolerations: tols,
 		},
 	}
-	pod, err := c.client.CoreV1().Pods(ns).Create(c.ctx, pod, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := c.client.CoreV1().Pods(ns).Create(c.ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Running and ready, as a kubelet reports it: a merge patch of the
