@@ -225,6 +225,11 @@ func (tr *trace) pod(old, cur *v1.Pod) {
 		return ""
 	}
 	node, tols := cur.Spec.NodeName, cur.Spec.Tolerations
+	if old == nil {
+		// A pod created on a node already tainted NoExecute is judged from
+		// its arrival, not from the taint.
+		tr.add(name+" created", node, tols)
+	}
 	if r := cond(cur, v1.PodReady); r == v1.ConditionFalse && cond(old, v1.PodReady) == v1.ConditionTrue {
 		tr.add(name+" Ready=False", node, tols)
 	}

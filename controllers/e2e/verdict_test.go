@@ -300,7 +300,14 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 		if j < 0 {
 			return window{}, false
 		}
-		// The controller saw the taint no later than the trace, and at most
+		// A pod that arrives on a node already tainted is timed from its
+		// arrival.
+		if k := latest(func(_ event, xc change) bool {
+			return xc.kind == "pod" && xc.name == c.name && xc.what == "created"
+		}); k > j {
+			j = k
+		}
+		// The controller saw the cause no later than the trace, and at most
 		// a lag earlier.
 		return window{at(j) + after - s.lag, at(j) + after + s.hop(),
 			fmt.Sprintf("%s at %.2fs + toleration %v", evs[j].what, at(j).Seconds(), after)}, true

@@ -172,6 +172,21 @@ func TestCheckTimes(t *testing.T) {
 			}
 		})
 	}
+	// A pod created on a node already tainted is timed from its creation:
+	// marked 2 s after it, not 2 s after the taint.
+	arrival := func(markedAt time.Duration) []event {
+		return append(silentNode(),
+			at(9*s, "pod ns/c created", "n1", unreachableFor2s),
+			at(markedAt, "pod ns/c DisruptionTarget=True", "n1", unreachableFor2s),
+			at(markedAt+50*ms, "pod ns/c deleted", "n1", unreachableFor2s))
+	}
+	if p := checkTimes(arrival(11100*ms), testSettings, testRenewals); len(p) != 0 {
+		t.Errorf("a pod marked its toleration after its creation: %q", p)
+	}
+	want := `"pod ns/c DisruptionTarget=True" at 9.20s, outside [10.99s, 11.14s]: pod ns/c created at 9.00s + toleration 2s`
+	if p := checkTimes(arrival(9200*ms), testSettings, testRenewals); !slices.ContainsFunc(p, func(p string) bool { return strings.Contains(p, want) }) {
+		t.Errorf("a pod marked before its toleration after its creation ran out: problems %q, want %s", p, want)
+	}
 	// A lag measured on a busy machine widens every upper bound with it.
 	late := moveTo(silentNode(), "pod ns/a deleted", 5600*ms)
 	busy := testSettings
