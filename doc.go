@@ -23,6 +23,9 @@
 //     zone disruption states and their eviction rates, and the controller's
 //     monitor pass as one call; [github.com/evictkit/eviction/nodelifecycle/legacy]
 //     holds the pod-eviction-timeout mode of releases up to v1.26.
+//   - [github.com/evictkit/eviction/tainteviction]: the taint-eviction
+//     controller's core: pod and node events in, evictions at their times
+//     out, with the DisruptionTarget condition and the events it writes.
 //   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
 //     queue on an injected clock (one timer for the whole queue, a bounded
 //     worker pool) and the rate-limited queue the node lifecycle controller
@@ -36,6 +39,10 @@
 //     conditions and their transition period).
 //   - [github.com/evictkit/eviction/ranking]: QoS class and the order in which
 //     a pressured kubelet evicts pods.
+//   - [github.com/evictkit/eviction/nodepressure]: the eviction manager's
+//     cycle as one call: stats and pods in; node conditions, the pod to
+//     evict and what to write about it out; and the admission check that
+//     refuses new pods under pressure.
 //   - [github.com/evictkit/eviction/statsummary]: the kubelet's stats summary
 //     (the JSON of /stats/summary) decoded into the node figures thresholds
 //     observes and the pod usage ranking reads, joined to API pods.
@@ -45,6 +52,17 @@
 //   - [github.com/evictkit/eviction/preemption]: the victims a pending pod
 //     would preempt on a node, PodDisruptionBudgets included, and the node
 //     the DefaultPreemption plugin would choose.
+//
+// Shared by the kubelet's ranking and the scheduler's preemption:
+//
+//   - [github.com/evictkit/eviction/podresources]: what a pod requests and
+//     limits (sidecars, pod-level resources, overhead, in-place resize) and
+//     its priority.
+//
+// The programs built on these packages (drop-in controllers for
+// kube-controller-manager's node lifecycle and taint-eviction controllers,
+// and a kubelet-side pressure evictor) live in the separate module
+// github.com/evictkit/eviction/controllers, which adds client-go.
 //
 // # Exact v1.37 semantics
 //

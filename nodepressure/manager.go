@@ -1,8 +1,8 @@
 package nodepressure
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -81,14 +81,14 @@ type Manager struct {
 func NewManager(cfg Config) (*Manager, error) {
 	ts, warnings, err := thresholds.WithContainerFs(cfg.Thresholds, cfg.Layout)
 	if err != nil {
-		return nil, configError{"Layout", err}
+		return nil, fmt.Errorf("nodepressure: Config.Layout: %w", err)
 	}
 	eval, err := thresholds.NewEvaluator(ts, thresholds.Options{
 		PressureTransitionPeriod: cfg.PressureTransitionPeriod,
 		MaxPodGracePeriodSeconds: cfg.MaxPodGracePeriodSeconds,
 	})
 	if err != nil {
-		return nil, configError{"Thresholds", err}
+		return nil, fmt.Errorf("nodepressure: Config.Thresholds: %w", err)
 	}
 	c := cfg.Clock
 	if c == nil {
@@ -104,20 +104,6 @@ func NewManager(cfg Config) (*Manager, error) {
 		warnings:     warnings,
 	}, nil
 }
-
-// configError is an error of package thresholds about one field of a
-// [Config]: it reads "nodepressure: Config.<field>: <what thresholds said>"
-// and unwraps to the thresholds error, so errors.Is finds its sentinel.
-type configError struct {
-	field string
-	err   error
-}
-
-func (e configError) Error() string {
-	return "nodepressure: Config." + e.field + ": " + strings.TrimPrefix(e.err.Error(), "thresholds: ")
-}
-
-func (e configError) Unwrap() error { return e.err }
 
 // Synchronize runs one cycle of the kubelet's eviction manager at the time of
 // the manager's clock, on the stats read this cycle and the pods running on

@@ -229,8 +229,7 @@ func TestFirstCycleUsesContainerFs(t *testing.T) {
 func TestNewManagerErrors(t *testing.T) {
 	_, err := NewManager(Config{Layout: thresholds.Layout{DedicatedImageFs: true, SplitContainerImageFs: true, DisableSeparateDiskGC: true}})
 	require.ErrorIs(t, err, thresholds.ErrSplitFsDisabled)
-	assert.True(t, strings.HasPrefix(err.Error(), "nodepressure: Config.Layout: "), err.Error())
-	assert.NotContains(t, err.Error(), "thresholds: ")
+	assert.True(t, strings.HasPrefix(err.Error(), "nodepressure: Config.Layout: thresholds: "), err.Error())
 
 	q1, q2 := resource.MustParse("1Gi"), resource.MustParse("2Gi")
 	v := thresholds.Value{Quantity: &q1}
@@ -239,7 +238,7 @@ func TestNewManagerErrors(t *testing.T) {
 		{Signal: thresholds.MemoryAvailable, Value: v, MinReclaim: &thresholds.Value{Quantity: &q2}},
 	}})
 	require.ErrorIs(t, err, thresholds.ErrConflictingThresholds)
-	assert.True(t, strings.HasPrefix(err.Error(), "nodepressure: Config.Thresholds: \""), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "nodepressure: Config.Thresholds: thresholds: \""), err.Error())
 	assert.Contains(t, err.Error(), `"memory.available<1Gi"`, "names the threshold")
 }
 

@@ -68,8 +68,11 @@ func anyPodLevel(l v1.ResourceList) bool {
 // IsResizeInfeasible reports whether pod's PodResizePending condition (the
 // first one) has reason Infeasible: the kubelet will not apply the resize in
 // the spec, so the spec's resources are not charged (upstream:
-// IsPodResizeInfeasible).
+// IsPodResizeInfeasible). A nil pod has no resize pending: false.
 func IsResizeInfeasible(pod *v1.Pod) bool {
+	if pod == nil {
+		return false
+	}
 	for i := range pod.Status.Conditions {
 		if pod.Status.Conditions[i].Type == v1.PodResizePending {
 			return pod.Status.Conditions[i].Reason == v1.PodReasonInfeasible

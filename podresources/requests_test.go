@@ -301,6 +301,7 @@ func TestPodLevelHelpers(t *testing.T) {
 }
 
 func TestIsResizeInfeasible(t *testing.T) {
+	assert.False(t, podresources.IsResizeInfeasible(nil), "a nil pod")
 	pod := &v1.Pod{}
 	assert.False(t, podresources.IsResizeInfeasible(pod))
 	pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Reason: v1.PodReasonDeferred}, infeasible()}
