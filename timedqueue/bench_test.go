@@ -287,7 +287,7 @@ func BenchmarkParallelAddCancel(b *testing.B) {
 func BenchmarkHeapPushPop(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
-			var h Heap[int, struct{}]
+			var h heap[int, struct{}]
 			for i := range sz.n {
 				h.Push(i, struct{}{}, t0, t0.Add(time.Duration(i)*time.Microsecond))
 			}

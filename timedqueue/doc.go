@@ -14,8 +14,8 @@
 //     Remove, Try, SwapLimiter, Clear), which the node lifecycle controller
 //     drains at the zone's eviction rate to taint unhealthy nodes.
 //
-// Both are built on [Heap], a synchronous min-heap with no goroutine and no
-// clock of its own.
+// Both are built on one synchronous min-heap with no goroutine and no clock
+// of its own.
 //
 //	q := timedqueue.New(func(ctx context.Context, it timedqueue.Item[types.NamespacedName, Meta]) error {
 //		return evict(ctx, it.Key, it.Value) // it.FireAt, it.CreatedAt too
@@ -62,20 +62,19 @@
 // # Costs
 //
 // Add, Cancel and Replace are O(log n) on a 4-ary heap whose entries carry
-// their sort key inline; Get and Len are O(1). A pending item costs one slab
-// entry (its key, stored once, its value, both times as int64 nanoseconds
-// and a location), a 16-byte heap entry and an 8-byte bucket of the key
-// index (a hash table of the heap's own; a Go map would store the key a
-// second time): about 88 bytes with string keys and no value, and no
-// allocation once the slab has grown. The slab grows by pages, so growing
+// their sort key inline; Get and Len are O(1). A pending item is one slab
+// entry (its key, stored once, its value and both times), one heap entry and
+// one bucket of the key index (a hash table of the heap's own, so the key is
+// not stored a second time), and costs no allocation once the slab has
+// grown; BENCHMARKS.md gives the bytes. The slab grows by pages, so growing
 // copies nothing. The storage is kept when the queue empties, so draining
 // and refilling it allocates nothing either; a large queue that stays below
 // a quarter of its peak (for as many removals as the peak had items) gives
 // the memory back, and [Queue.Shutdown] gives it back at once unless a call
 // is still running. [RateLimited] removes and re-queues values in O(log n)
 // through the same index. Times are kept as wall-clock instants to the
-// nanosecond (see [Heap]): without monotonic readings, in FireAt's
-// location, clamped to the years 1678 to 2262.
+// nanosecond: without monotonic readings, each in its own location, clamped
+// to the years 1678 to 2262.
 //
 // # Driving a Queue from a fake clock
 //

@@ -189,26 +189,3 @@ func ExampleRateLimited_SetRate() {
 	// stopped: 0 0
 	// resumed: 1 1
 }
-
-// The heap alone: no goroutine, no clock; the caller says what time it is.
-func ExampleHeap() {
-	var h timedqueue.Heap[string, struct{}]
-	h.Push("c", struct{}{}, start, start.Add(3*time.Second))
-	h.Push("a", struct{}{}, start, start.Add(time.Second))
-	h.Push("b", struct{}{}, start, start.Add(time.Second))
-	next, _ := h.NextAt()
-	fmt.Println("next at", next.Sub(start))
-	for {
-		it, ok := h.PopDue(start.Add(2 * time.Second))
-		if !ok {
-			break
-		}
-		fmt.Println(it.Key, it.FireAt.Sub(start))
-	}
-	fmt.Println("left:", h.Len())
-	// Output:
-	// next at 1s
-	// a 1s
-	// b 1s
-	// left: 1
-}

@@ -73,15 +73,17 @@ const (
 )
 
 // slot holds one item's data in the slab; the heap orders slot numbers.
-// Times are wall-clock nanoseconds (see [nanos]), both shown in loc.
+// Times are wall-clock nanoseconds (see [nanos]), each shown in its own
+// location.
 type slot[K comparable, V any] struct {
-	key      K
-	value    V
-	created  int64
-	fire     int64
-	loc      *time.Location // FireAt's location
-	pos      int32          // index in Heap.elems, or one of the pos* states
-	attempts int32
+	key        K
+	value      V
+	created    int64
+	fire       int64
+	createdLoc *time.Location // CreatedAt's location
+	loc        *time.Location // FireAt's location
+	pos        int32          // index in heap.elems, or one of the pos* states
+	attempts   int32
 }
 
 // elem is one heap entry: the sort key inline, so sifting never leaves the
@@ -135,10 +137,10 @@ func timeAt(n int64, loc *time.Location) time.Time {
 	return time.Unix(0, n).In(loc)
 }
 
-// Heap is a synchronous min-heap of keyed items ordered by fire time, then by
+// heap is a synchronous min-heap of keyed items ordered by fire time, then by
 // push order (FIFO among equal fire times), each with a value of type V
 // (struct{} when there is none). It has no goroutine and reads no clock:
-// the caller passes now to [Heap.PopDue]. [Queue] drives one.
+// the caller passes now to heap.PopDue. [Queue] drives one.
 //
 // Items live in a paged slab indexed by a hash table of its own, which
 // stores each key once (in the slab); the heap array holds each item's fire
@@ -151,13 +153,13 @@ func timeAt(n int64, loc *time.Location) time.Time {
 // Fire times compare on the wall clock (monotonic clock readings are
 // ignored), so items created from different clocks order consistently.
 // Times are kept to the nanosecond as wall-clock instants: CreatedAt and
-// FireAt come back without their monotonic clock reading, both in FireAt's
+// FireAt come back without their monotonic clock reading, each in its own
 // location, and times before the year 1678 or after 2262 (other than the
 // zero Time, which stays zero) come back clamped to that range.
 //
-// The zero Heap is empty and ready to use. A Heap is not safe for concurrent
+// The zero heap is empty and ready to use. A heap is not safe for concurrent
 // use. It holds at most 2³¹−1 items.
-type Heap[K comparable, V any] struct {
+type heap[K comparable, V any] struct {
 	idx     index
 	pages   []*[pageSize]slot[K, V]
 	nslots  int32 // slots handed out so far: the used part of pages
@@ -175,15 +177,15 @@ type Heap[K comparable, V any] struct {
 }
 
 // at returns slot s.
-func (h *Heap[K, V]) at(s int32) *slot[K, V] { return &h.pages[s>>pageShift][s&pageMask] }
+func (h *heap[K, V]) at(s int32) *slot[K, V] { return &h.pages[s>>pageShift][s&pageMask] }
 
 // Len returns the number of pending items. O(1).
-func (h *Heap[K, V]) Len() int { return len(h.elems) + h.held }
+func (h *heap[K, V]) Len() int { return len(h.elems) + h.held }
 
 // Push adds a pending item for key with value, due at fireAt, and reports
 // true; it reports false and changes nothing when key is already present.
 // O(log n).
-func (h *Heap[K, V]) Push(key K, value V, createdAt, fireAt time.Time) bool {
+func (h *heap[K, V]) Push(key K, value V, createdAt, fireAt time.Time) bool {
 	tag := h.tag(key)
 	h.idx.reserve(1)
 	b, _, ok := h.find(key, tag)
@@ -196,10 +198,10 @@ func (h *Heap[K, V]) Push(key K, value V, createdAt, fireAt time.Time) bool {
 
 // pushNew adds a new item for key, absent, whose index bucket is b: into
 // the heap, or held (posHeld) outside it.
-func (h *Heap[K, V]) pushNew(b int, tag uint32, key K, value V, createdAt, fireAt time.Time, held bool) int32 {
+func (h *heap[K, V]) pushNew(b int, tag uint32, key K, value V, createdAt, fireAt time.Time, held bool) int32 {
 	s := h.alloc()
 	sl := h.at(s)
-	*sl = slot[K, V]{key: key, value: value, created: nanos(createdAt), fire: nanos(fireAt), loc: fireAt.Location()}
+	*sl = slot[K, V]{key: key, value: value, created: nanos(createdAt), fire: nanos(fireAt), createdLoc: createdAt.Location(), loc: fireAt.Location()}
 	h.idx.set(b, tag, s)
 	if held {
 		sl.pos = posHeld
@@ -213,7 +215,7 @@ func (h *Heap[K, V]) pushNew(b int, tag uint32, key K, value V, createdAt, fireA
 // Update gives the pending item for key a new value and new creation and
 // fire times (its place in FIFO order becomes that of a fresh push) and
 // reports true; it reports false when key is not pending. O(log n).
-func (h *Heap[K, V]) Update(key K, value V, createdAt, fireAt time.Time) bool {
+func (h *heap[K, V]) Update(key K, value V, createdAt, fireAt time.Time) bool {
 	_, s, ok := h.find(key, h.tag(key))
 	if !ok || h.at(s).pos < 0 {
 		return false
@@ -223,9 +225,9 @@ func (h *Heap[K, V]) Update(key K, value V, createdAt, fireAt time.Time) bool {
 }
 
 // update gives pending slot s a new value and times and re-positions it.
-func (h *Heap[K, V]) update(s int32, value V, createdAt, fireAt time.Time) {
+func (h *heap[K, V]) update(s int32, value V, createdAt, fireAt time.Time) {
 	sl := h.at(s)
-	sl.value, sl.created, sl.fire, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), fireAt.Location(), 0
+	sl.value, sl.created, sl.fire, sl.createdLoc, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), createdAt.Location(), fireAt.Location(), 0
 	seq := h.nextSeq() // may renumber, and so move, the elems
 	i := int(sl.pos)
 	h.elems[i] = elem{due: sl.fire, slot: s, seq: seq}
@@ -234,7 +236,7 @@ func (h *Heap[K, V]) update(s int32, value V, createdAt, fireAt time.Time) {
 
 // Remove deletes the pending item for key and returns it; it reports false
 // when key is not pending. O(log n).
-func (h *Heap[K, V]) Remove(key K) (Item[K, V], bool) {
+func (h *heap[K, V]) Remove(key K) (Item[K, V], bool) {
 	b, s, ok := h.find(key, h.tag(key))
 	if !ok || h.at(s).pos < 0 {
 		return Item[K, V]{}, false
@@ -247,10 +249,10 @@ func (h *Heap[K, V]) Remove(key K) (Item[K, V], bool) {
 }
 
 // Get returns the item stored for key. O(1).
-func (h *Heap[K, V]) Get(key K) (Item[K, V], bool) { return h.get(key, h.tag(key)) }
+func (h *heap[K, V]) Get(key K) (Item[K, V], bool) { return h.get(key, h.tag(key)) }
 
 // get is Get of key, whose tag is tag.
-func (h *Heap[K, V]) get(key K, tag uint32) (Item[K, V], bool) {
+func (h *heap[K, V]) get(key K, tag uint32) (Item[K, V], bool) {
 	_, s, ok := h.find(key, tag)
 	if !ok {
 		return Item[K, V]{}, false
@@ -259,7 +261,7 @@ func (h *Heap[K, V]) get(key K, tag uint32) (Item[K, V], bool) {
 }
 
 // Peek returns the pending item that is due first. O(1).
-func (h *Heap[K, V]) Peek() (Item[K, V], bool) {
+func (h *heap[K, V]) Peek() (Item[K, V], bool) {
 	if len(h.elems) == 0 {
 		return Item[K, V]{}, false
 	}
@@ -268,7 +270,7 @@ func (h *Heap[K, V]) Peek() (Item[K, V], bool) {
 
 // NextAt returns the time at which the first pending item becomes due: its
 // FireAt, or its retry time while it waits for another attempt. O(1).
-func (h *Heap[K, V]) NextAt() (time.Time, bool) {
+func (h *heap[K, V]) NextAt() (time.Time, bool) {
 	if len(h.elems) == 0 {
 		return time.Time{}, false
 	}
@@ -278,7 +280,7 @@ func (h *Heap[K, V]) NextAt() (time.Time, bool) {
 
 // PopDue removes and returns the first pending item if it is due at now
 // (its due time is not after now); otherwise it reports false. O(log n).
-func (h *Heap[K, V]) PopDue(now time.Time) (Item[K, V], bool) {
+func (h *heap[K, V]) PopDue(now time.Time) (Item[K, V], bool) {
 	if !h.headDue(now) {
 		return Item[K, V]{}, false
 	}
@@ -292,7 +294,7 @@ func (h *Heap[K, V]) PopDue(now time.Time) (Item[K, V], bool) {
 
 // Clear removes every pending item. It keeps the storage, like a drain by
 // PopDue or Remove would. O(n).
-func (h *Heap[K, V]) Clear() {
+func (h *heap[K, V]) Clear() {
 	for _, e := range h.elems {
 		h.unindex(e.slot)
 		h.freeSlot(e.slot)
@@ -310,7 +312,7 @@ func (h *Heap[K, V]) Clear() {
 }
 
 // headAt returns the due time of the first pending item, in nanoseconds.
-func (h *Heap[K, V]) headAt() (int64, bool) {
+func (h *heap[K, V]) headAt() (int64, bool) {
 	if len(h.elems) == 0 {
 		return 0, false
 	}
@@ -318,12 +320,12 @@ func (h *Heap[K, V]) headAt() (int64, bool) {
 }
 
 // headDue reports whether the first pending item is due at now.
-func (h *Heap[K, V]) headDue(now time.Time) bool {
+func (h *heap[K, V]) headDue(now time.Time) bool {
 	return len(h.elems) > 0 && h.elems[0].due <= nanos(now)
 }
 
 // item builds the value copy of slot s.
-func (h *Heap[K, V]) item(s int32) Item[K, V] {
+func (h *heap[K, V]) item(s int32) Item[K, V] {
 	sl := h.at(s)
 	st := Pending
 	if sl.pos < 0 && sl.pos != posHeld {
@@ -331,14 +333,14 @@ func (h *Heap[K, V]) item(s int32) Item[K, V] {
 	}
 	return Item[K, V]{
 		Key: sl.key, Value: sl.value,
-		CreatedAt: timeAt(sl.created, sl.loc), FireAt: timeAt(sl.fire, sl.loc),
+		CreatedAt: timeAt(sl.created, sl.createdLoc), FireAt: timeAt(sl.fire, sl.loc),
 		State: st, Attempts: int(sl.attempts),
 	}
 }
 
 // find returns key's bucket and slot, or the empty bucket where key would
 // go and false.
-func (h *Heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
+func (h *heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
 	ix := &h.idx
 	if len(ix.buckets) == 0 {
 		return 0, 0, false
@@ -358,15 +360,15 @@ func (h *Heap[K, V]) find(key K, tag uint32) (b int, s int32, ok bool) {
 }
 
 // tag returns key's hash as the index uses it: its high 32 bits.
-func (h *Heap[K, V]) tag(key K) uint32 {
-	if h.idx.seed == (maphash.Seed{}) { // a zero Heap
+func (h *heap[K, V]) tag(key K) uint32 {
+	if h.idx.seed == (maphash.Seed{}) { // a zero heap
 		h.idx.seed = maphash.MakeSeed()
 	}
 	return uint32(maphash.Comparable(h.idx.seed, key) >> 32)
 }
 
 // unindex removes slot s's key from the index.
-func (h *Heap[K, V]) unindex(s int32) {
+func (h *heap[K, V]) unindex(s int32) {
 	h.idx.remove(h.idx.bucketOf(h.tag(h.at(s).key), s))
 }
 
@@ -375,7 +377,7 @@ func (h *Heap[K, V]) unindex(s int32) {
 
 // start pops the first pending item if it is due at now and keeps its slot
 // (and its key) as running. due is the time the item was due at.
-func (h *Heap[K, V]) start(now time.Time) (int32, Item[K, V], time.Time, bool) {
+func (h *heap[K, V]) start(now time.Time) (int32, Item[K, V], time.Time, bool) {
 	if !h.headDue(now) {
 		return 0, Item[K, V]{}, time.Time{}, false
 	}
@@ -384,13 +386,13 @@ func (h *Heap[K, V]) start(now time.Time) (int32, Item[K, V], time.Time, bool) {
 	h.at(e.slot).pos = posRunning
 	h.running++
 	it := h.item(e.slot)
-	return e.slot, it, timeAt(e.due, time.UTC), true
+	return e.slot, it, timeAt(e.due, h.at(e.slot).loc), true
 }
 
 // add pushes a new item for key, whose tag is tag, as [Queue.Add] does: it
 // reports false when key is pending; when key's call is running, the new
 // item is held until the call returns. held reports that.
-func (h *Heap[K, V]) add(key K, tag uint32, value V, createdAt, fireAt time.Time) (s int32, ok, held bool) {
+func (h *heap[K, V]) add(key K, tag uint32, value V, createdAt, fireAt time.Time) (s int32, ok, held bool) {
 	h.idx.reserve(1)
 	b, s, found := h.find(key, tag)
 	if found {
@@ -413,7 +415,7 @@ func (h *Heap[K, V]) add(key K, tag uint32, value V, createdAt, fireAt time.Time
 // releaseRunning detaches running slot s, already out of the index, from
 // its key: the call goes on, and the key is free for a new item, which is
 // held until the call returns.
-func (h *Heap[K, V]) releaseRunning(s int32) {
+func (h *heap[K, V]) releaseRunning(s int32) {
 	sl := h.at(s)
 	sl.pos = posReleased
 	h.running--
@@ -427,7 +429,7 @@ func (h *Heap[K, V]) releaseRunning(s int32) {
 // pending or held item is deleted, a running one is released (its slot
 // stays with the running call). It returns the state the key was in (0 if
 // absent) and whether it was the heap's head.
-func (h *Heap[K, V]) cancel(key K, tag uint32) (st State, head bool) {
+func (h *heap[K, V]) cancel(key K, tag uint32) (st State, head bool) {
 	b, s, ok := h.find(key, tag)
 	if !ok {
 		return 0, false
@@ -451,7 +453,7 @@ func (h *Heap[K, V]) cancel(key K, tag uint32) (st State, head bool) {
 // released (then the key may belong to a newer item, which stays, and
 // which enters the heap now if it was held). It reports whether a held
 // item entered the heap.
-func (h *Heap[K, V]) finish(s int32) (promoted bool) {
+func (h *heap[K, V]) finish(s int32) (promoted bool) {
 	sl := h.at(s)
 	if sl.pos == posRunning {
 		h.unindex(s)
@@ -465,7 +467,7 @@ func (h *Heap[K, V]) finish(s int32) (promoted bool) {
 
 // unbusy forgets the released call of key and moves the item held behind
 // it, if any, into the heap.
-func (h *Heap[K, V]) unbusy(key K) bool {
+func (h *heap[K, V]) unbusy(key K) bool {
 	delete(h.busy, key)
 	_, t, ok := h.find(key, h.tag(key))
 	if !ok || h.at(t).pos != posHeld {
@@ -479,7 +481,7 @@ func (h *Heap[K, V]) unbusy(key K) bool {
 // retry puts running slot s back in the heap, due at due, and counts one
 // more failed attempt. A released slot is freed instead (and the item held
 // behind it enters the heap) and retry reports false.
-func (h *Heap[K, V]) retry(s int32, due time.Time) bool {
+func (h *heap[K, V]) retry(s int32, due time.Time) bool {
 	sl := h.at(s)
 	if sl.pos != posRunning {
 		h.unbusy(sl.key)
@@ -496,13 +498,13 @@ func (h *Heap[K, V]) retry(s int32, due time.Time) bool {
 
 // dropPending removes every pending item and, unless a running call holds
 // a slot, gives the storage back: nothing will be added again.
-func (h *Heap[K, V]) dropPending() {
+func (h *heap[K, V]) dropPending() {
 	h.Clear()
 	h.compact()
 }
 
 // alloc returns a free slot number.
-func (h *Heap[K, V]) alloc() int32 {
+func (h *heap[K, V]) alloc() int32 {
 	var s int32
 	if n := len(h.free); n > 0 {
 		s = h.free[n-1]
@@ -521,14 +523,14 @@ func (h *Heap[K, V]) alloc() int32 {
 }
 
 // release frees slot s and may shrink the storage.
-func (h *Heap[K, V]) release(s int32) {
+func (h *heap[K, V]) release(s int32) {
 	h.freeSlot(s)
 	h.maybeShrink()
 }
 
 // freeSlot clears slot s, puts it on the free list and counts the release
 // if the slab is now less than a quarter in use.
-func (h *Heap[K, V]) freeSlot(s int32) {
+func (h *heap[K, V]) freeSlot(s int32) {
 	*h.at(s) = slot[K, V]{pos: posFree}
 	h.free = append(h.free, s)
 	if h.inUse() < int(h.nslots)/4 {
@@ -537,7 +539,7 @@ func (h *Heap[K, V]) freeSlot(s int32) {
 }
 
 // inUse returns the number of slots holding a pending or running item.
-func (h *Heap[K, V]) inUse() int { return int(h.nslots) - len(h.free) }
+func (h *heap[K, V]) inUse() int { return int(h.nslots) - len(h.free) }
 
 // maybeShrink compacts a large slab once it has been less than a quarter in
 // use for as many releases as it has entries. A queue that empties and
@@ -545,7 +547,7 @@ func (h *Heap[K, V]) inUse() int { return int(h.nslots) - len(h.free) }
 // keeps its storage and does not regrow it; one that stays small gives its
 // peak's memory back. The rebuild copies fewer items than the releases that
 // paid for it, so the cost stays O(1) amortised.
-func (h *Heap[K, V]) maybeShrink() {
+func (h *heap[K, V]) maybeShrink() {
 	if h.lowUse < int(h.nslots) || len(h.pages)*pageSize <= shrinkAbove {
 		return
 	}
@@ -556,7 +558,7 @@ func (h *Heap[K, V]) maybeShrink() {
 // none when the heap is empty, and rebuilds the index. It does nothing
 // while a running call holds a slot, since the call refers to its slot by
 // number; a later release tries again.
-func (h *Heap[K, V]) compact() {
+func (h *heap[K, V]) compact() {
 	n := len(h.elems)
 	if h.inUse() != n {
 		return
@@ -591,7 +593,7 @@ func (h *Heap[K, V]) compact() {
 // nextSeq returns the push order of a new heap entry. When the counter
 // would wrap, the entries are renumbered in heap order first (a sorted
 // array is a heap), once every 2³² pushes.
-func (h *Heap[K, V]) nextSeq() uint32 {
+func (h *heap[K, V]) nextSeq() uint32 {
 	if h.seq == math.MaxUint32 {
 		slices.SortFunc(h.elems, elem.compare)
 		for i := range h.elems {
@@ -605,7 +607,7 @@ func (h *Heap[K, V]) nextSeq() uint32 {
 }
 
 // pushElem appends slot s to the heap, due at due; up records its position.
-func (h *Heap[K, V]) pushElem(s int32, due int64) {
+func (h *heap[K, V]) pushElem(s int32, due int64) {
 	seq := h.nextSeq()
 	h.elems = append(h.elems, elem{due: due, slot: s, seq: seq})
 	h.up(len(h.elems) - 1)
@@ -613,7 +615,7 @@ func (h *Heap[K, V]) pushElem(s int32, due int64) {
 
 // removeAt deletes heap entry i, clearing the vacated array slot. The last
 // entry moves into i; fix records its position.
-func (h *Heap[K, V]) removeAt(i int) {
+func (h *heap[K, V]) removeAt(i int) {
 	last := len(h.elems) - 1
 	moved := h.elems[last]
 	h.elems[last] = elem{}
@@ -625,7 +627,7 @@ func (h *Heap[K, V]) removeAt(i int) {
 }
 
 // fix restores the heap order after entry i changed.
-func (h *Heap[K, V]) fix(i int) {
+func (h *heap[K, V]) fix(i int) {
 	if !h.down(i) {
 		h.up(i)
 	}
@@ -636,14 +638,14 @@ func (h *Heap[K, V]) fix(i int) {
 const arity = 4
 
 // place puts e at heap index i and records i in e's slot.
-func (h *Heap[K, V]) place(i int, e elem) {
+func (h *heap[K, V]) place(i int, e elem) {
 	h.elems[i] = e
 	h.at(e.slot).pos = int32(i)
 }
 
 // up sifts entry i towards the root and records the position of every
 // entry it moves, its own included.
-func (h *Heap[K, V]) up(i int) {
+func (h *heap[K, V]) up(i int) {
 	e := h.elems[i]
 	for i > 0 {
 		p := (i - 1) / arity
@@ -658,7 +660,7 @@ func (h *Heap[K, V]) up(i int) {
 
 // down sifts entry i towards the leaves, records the position of every
 // entry it moves, its own included, and reports whether it moved.
-func (h *Heap[K, V]) down(i0 int) bool {
+func (h *heap[K, V]) down(i0 int) bool {
 	n := len(h.elems)
 	i := i0
 	e := h.elems[i]

@@ -10,7 +10,7 @@ import (
 )
 
 // popAll pops every item due at now and returns the keys.
-func popAll[K comparable](h *Heap[K, struct{}], now time.Time) []K {
+func popAll[K comparable](h *heap[K, struct{}], now time.Time) []K {
 	var out []K
 	for {
 		it, ok := h.PopDue(now)
@@ -25,9 +25,9 @@ func TestHeap(t *testing.T) {
 	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 	tests := []struct {
 		name string
-		run  func(t *testing.T, h *Heap[string, struct{}])
+		run  func(t *testing.T, h *heap[string, struct{}])
 	}{
-		{"zero heap is empty", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"zero heap is empty", func(t *testing.T, h *heap[string, struct{}]) {
 			assert.Zero(t, h.Len())
 			_, ok := h.Peek()
 			assert.False(t, ok)
@@ -40,7 +40,7 @@ func TestHeap(t *testing.T) {
 			assert.False(t, h.Update("x", struct{}{}, t0, t0))
 			h.Clear()
 		}},
-		{"pops in fire-time order, FIFO among equal times", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"pops in fire-time order, FIFO among equal times", func(t *testing.T, h *heap[string, struct{}]) {
 			for _, p := range []struct {
 				k string
 				s int
@@ -50,13 +50,13 @@ func TestHeap(t *testing.T) {
 			assert.Equal(t, []string{"a", "b1", "b2", "b3"}, popAll(h, sec(2)))
 			assert.Equal(t, 2, h.Len())
 		}},
-		{"a duplicate push is refused", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"a duplicate push is refused", func(t *testing.T, h *heap[string, struct{}]) {
 			require.True(t, h.Push("k", struct{}{}, t0, sec(1)))
 			assert.False(t, h.Push("k", struct{}{}, t0, sec(0)))
 			at, _ := h.NextAt()
 			assert.Equal(t, sec(1), at)
 		}},
-		{"pop due is inclusive of now", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"pop due is inclusive of now", func(t *testing.T, h *heap[string, struct{}]) {
 			h.Push("k", struct{}{}, t0, sec(1))
 			_, ok := h.PopDue(sec(1).Add(-1))
 			assert.False(t, ok)
@@ -66,7 +66,7 @@ func TestHeap(t *testing.T) {
 			_, ok = h.Get("k")
 			assert.False(t, ok, "popped items are forgotten")
 		}},
-		{"remove and update re-position", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"remove and update re-position", func(t *testing.T, h *heap[string, struct{}]) {
 			for i, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
 				h.Push(k, struct{}{}, t0, sec(i))
 			}
@@ -79,19 +79,19 @@ func TestHeap(t *testing.T) {
 			assert.Equal(t, "g", p.Key)
 			assert.Equal(t, []string{"g", "c", "d", "e", "f", "b"}, popAll(h, sec(100)))
 		}},
-		{"update makes the item the last of its time", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"update makes the item the last of its time", func(t *testing.T, h *heap[string, struct{}]) {
 			h.Push("a", struct{}{}, t0, sec(1))
 			h.Push("b", struct{}{}, t0, sec(1))
 			h.Update("a", struct{}{}, t0.Add(time.Minute), sec(1))
 			assert.Equal(t, []string{"b", "a"}, popAll(h, sec(1)))
 		}},
-		{"get returns the stored times", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"get returns the stored times", func(t *testing.T, h *heap[string, struct{}]) {
 			h.Push("k", struct{}{}, sec(-5), sec(5))
 			it, ok := h.Get("k")
 			require.True(t, ok)
 			assert.Equal(t, Item[string, struct{}]{Key: "k", CreatedAt: sec(-5), FireAt: sec(5), State: Pending}, it)
 		}},
-		{"next at keeps the fire time's location", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"next at keeps the fire time's location", func(t *testing.T, h *heap[string, struct{}]) {
 			loc := time.FixedZone("X", 3600)
 			h.Push("k", struct{}{}, t0, sec(5).In(loc))
 			at, ok := h.NextAt()
@@ -99,13 +99,25 @@ func TestHeap(t *testing.T) {
 			assert.True(t, at.Equal(sec(5)))
 			assert.Equal(t, loc, at.Location())
 		}},
-		{"monotonic readings are ignored", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"each time keeps its own location", func(t *testing.T, h *heap[string, struct{}]) {
+			created, fire := time.FixedZone("C", -7200), time.FixedZone("F", 3600)
+			h.Push("k", struct{}{}, sec(-5).In(created), sec(5).In(fire))
+			it, ok := h.Get("k")
+			require.True(t, ok)
+			assert.Equal(t, created, it.CreatedAt.Location(), "CreatedAt is not shown in FireAt's location")
+			assert.Equal(t, fire, it.FireAt.Location())
+			_, started, due, ok := h.start(sec(5))
+			require.True(t, ok)
+			assert.Equal(t, created, started.CreatedAt.Location())
+			assert.Equal(t, fire, due.Location(), "the due time is not turned to UTC")
+		}},
+		{"monotonic readings are ignored", func(t *testing.T, h *heap[string, struct{}]) {
 			now := time.Now()
 			h.Push("mono", struct{}{}, now, now.Add(time.Second))
 			h.Push("wall", struct{}{}, now, now.Round(0).Add(500*time.Millisecond))
 			assert.Equal(t, []string{"wall", "mono"}, popAll(h, now.Round(0).Add(time.Second)))
 		}},
-		{"extreme times order correctly, clamped to the years 1678 to 2262", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"extreme times order correctly, clamped to the years 1678 to 2262", func(t *testing.T, h *heap[string, struct{}]) {
 			h.Push("far", struct{}{}, t0, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
 			h.Push("zero", struct{}{}, time.Time{}, time.Time{})
 			h.Push("old", struct{}{}, t0, time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -118,7 +130,7 @@ func TestHeap(t *testing.T) {
 			assert.Equal(t, []string{"zero", "old"}, popAll(h, t0))
 			assert.Equal(t, []string{"far"}, popAll(h, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)))
 		}},
-		{"popped and removed slots are cleared", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"popped and removed slots are cleared", func(t *testing.T, h *heap[string, struct{}]) {
 			for i, k := range []string{"a", "b", "c"} {
 				h.Push(k, struct{}{}, t0, sec(i))
 			}
@@ -132,7 +144,7 @@ func TestHeap(t *testing.T) {
 			h.Push("d", struct{}{}, t0, sec(5))
 			assert.Len(t, h.free, 1, "slots are reused")
 		}},
-		{"a drained heap keeps its storage and refills without allocating", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"a drained heap keeps its storage and refills without allocating", func(t *testing.T, h *heap[string, struct{}]) {
 			keys := make([]string, 4*shrinkAbove)
 			for i := range keys {
 				keys[i] = string(rune(i + 0x100))
@@ -154,7 +166,7 @@ func TestHeap(t *testing.T) {
 			assert.Zero(t, allocs, "a refill reuses the storage")
 			assert.Equal(t, slots, slabCap(h), "Clear keeps the slab too")
 		}},
-		{"a large heap that stays small gives its storage back", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"a large heap that stays small gives its storage back", func(t *testing.T, h *heap[string, struct{}]) {
 			const n = 4 * shrinkAbove
 			for i := range n {
 				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
@@ -185,7 +197,7 @@ func TestHeap(t *testing.T) {
 			}
 			assert.Equal(t, want, popAll(h, sec(n)))
 		}},
-		{"a large heap emptied for long gives everything back", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"a large heap emptied for long gives everything back", func(t *testing.T, h *heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
 				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
@@ -201,7 +213,7 @@ func TestHeap(t *testing.T) {
 			assert.True(t, h.Push("again", struct{}{}, t0, t0))
 			assert.Equal(t, 1, h.Len())
 		}},
-		{"dropping the pending items gives the storage back", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"dropping the pending items gives the storage back", func(t *testing.T, h *heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
 				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
@@ -210,7 +222,7 @@ func TestHeap(t *testing.T) {
 			assert.Nil(t, h.idx.buckets)
 			assert.Zero(t, h.Len())
 		}},
-		{"storage is not compacted while a running item holds a slot", func(t *testing.T, h *Heap[string, struct{}]) {
+		{"storage is not compacted while a running item holds a slot", func(t *testing.T, h *heap[string, struct{}]) {
 			for i := range 2 * shrinkAbove {
 				h.Push(strconv.Itoa(i), struct{}{}, t0, sec(i))
 			}
@@ -231,7 +243,7 @@ func TestHeap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, &Heap[string, struct{}]{})
+			tc.run(t, &heap[string, struct{}]{})
 		})
 	}
 }
@@ -243,4 +255,4 @@ func TestStateString(t *testing.T) {
 }
 
 // slabCap returns the number of slots the slab's pages hold.
-func slabCap[K comparable, V any](h *Heap[K, V]) int { return len(h.pages) * pageSize }
+func slabCap[K comparable, V any](h *heap[K, V]) int { return len(h.pages) * pageSize }

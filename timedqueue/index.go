@@ -2,14 +2,14 @@ package timedqueue
 
 import "hash/maphash"
 
-// index is a [Heap]'s key → slot table: open addressing with linear
+// index is a heap's key → slot table: open addressing with linear
 // probing over buckets of 8 bytes, each a slot number and 32 bits of its
 // key's hash (the tag, whose low bits are also the key's home bucket). The
 // keys themselves stay in the slab, so each is stored once; a tag mismatch
 // skips the slab for nearly every other key on the probe path. Deletion
 // shifts the following entries back, so no tombstones accumulate.
 type index struct {
-	seed    maphash.Seed // set by the first Heap.tag
+	seed    maphash.Seed // set by the first heap.tag
 	buckets []uint64     // 0: empty; else tag<<32 | slot+1; a power of two long
 	n       int          // occupied buckets
 }

@@ -17,7 +17,7 @@ import (
 // found, each at its slot, and that removal left no entry unreachable.
 func TestIndexMatchesMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var h Heap[int, struct{}]
+		var h heap[int, struct{}]
 		model := map[int]bool{}
 		t0 := time.Unix(0, 0)
 		for i := range rapid.IntRange(1, 200).Draw(t, "steps") {
@@ -66,7 +66,7 @@ func TestIndexRemoveWrapsAround(t *testing.T) {
 func TestPushOrderSurvivesWrap(t *testing.T) {
 	// The 32-bit push counter wraps after 2³² pushes; the heap renumbers its
 	// entries first, so FIFO among equal fire times holds across it.
-	var h Heap[string, struct{}]
+	var h heap[string, struct{}]
 	at := time.Unix(100, 0)
 	h.Push("early", struct{}{}, at, at.Add(-time.Second))
 	h.seq = math.MaxUint32 - 2

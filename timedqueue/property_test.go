@@ -13,7 +13,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// model is the reference for Heap and Queue: a slice of pending items kept
+// model is the reference for the heap and Queue: a slice of pending items kept
 // sorted by (fire time, push order).
 type model struct {
 	items []mItem
@@ -84,7 +84,7 @@ func FuzzHeap(f *testing.F) {
 }
 
 func heapMachine(t *rapid.T) {
-	var h Heap[int, struct{}]
+	var h heap[int, struct{}]
 	var m model
 	now := t0
 	key := rapid.IntRange(0, 15)
@@ -164,7 +164,7 @@ func heapMachine(t *rapid.T) {
 
 // checkHeapInvariants verifies the heap order, the positions recorded in
 // the slab, and the key index.
-func checkHeapInvariants(t *rapid.T, h *Heap[int, struct{}]) {
+func checkHeapInvariants(t *rapid.T, h *heap[int, struct{}]) {
 	for i, e := range h.elems {
 		if i > 0 && e.less(h.elems[(i-1)/arity]) {
 			t.Fatalf("heap order broken at %d", i)

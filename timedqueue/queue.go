@@ -26,7 +26,7 @@ type Queue[K comparable, V any] struct {
 	name    string
 
 	mu      sync.Mutex
-	h       Heap[K, V]
+	h       heap[K, V]
 	m       *metrics       // nil: no metrics
 	active  int            // goroutines running work calls
 	closed  bool           // Shutdown was called
@@ -141,7 +141,7 @@ func (q *Queue[K, V]) replaceLocked(key K, tag uint32, value V, createdAt, fireA
 	case sl.fire == nanos(fireAt): // no change
 		return false
 	case sl.pos == posHeld: // not in the heap yet: only the value and times change
-		sl.value, sl.created, sl.fire, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), fireAt.Location(), 0
+		sl.value, sl.created, sl.fire, sl.createdLoc, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), createdAt.Location(), fireAt.Location(), 0
 		return true
 	}
 	wasHead := sl.pos == 0

@@ -39,7 +39,7 @@ type RateLimited[K comparable] struct {
 	try sync.Mutex // serialises Try; never held by the other methods
 
 	mu        sync.Mutex
-	h         Heap[K, struct{}] // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
+	h         heap[K, struct{}] // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
 	uids      map[K]any         // UIDs of queued values that have one
 	processed map[K]struct{}    // tombstones
 	lim       *rate.Limiter     // nil: stopped
