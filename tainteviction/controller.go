@@ -272,7 +272,7 @@ type Tombstone struct {
 }
 
 // PodAdded handles a pod add event.
-func (c *Controller) PodAdded(pod *v1.Pod) error { return c.PodUpdated(nil, pod) }
+func (c *Controller) PodAdded(pod *v1.Pod) { c.PodUpdated(nil, pod) }
 
 // PodUpdated handles a pod event as upstream's PodUpdated does: oldPod is
 // nil for an add, newPod nil for a delete. An update that changes neither
@@ -280,9 +280,9 @@ func (c *Controller) PodAdded(pod *v1.Pod) error { return c.PodUpdated(nil, pod)
 // ignored, as upstream ignores it. A pod bound to a tainted node is
 // decided at the clock's now; a deleted pod's scheduled eviction is
 // cancelled.
-func (c *Controller) PodUpdated(oldPod, newPod *v1.Pod) error {
+func (c *Controller) PodUpdated(oldPod, newPod *v1.Pod) {
 	if PodUpdateIgnored(oldPod, newPod) {
-		return nil
+		return
 	}
 	var evs []notice
 	c.mu.Lock()
@@ -296,7 +296,6 @@ func (c *Controller) PodUpdated(oldPod, newPod *v1.Pod) error {
 	})
 	c.mu.Unlock()
 	c.emit(evs)
-	return nil
 }
 
 // PodDeleted handles a pod delete event: obj is a *v1.Pod or a [Tombstone]
@@ -306,7 +305,8 @@ func (c *Controller) PodDeleted(obj any) error {
 	if !ok {
 		return fmt.Errorf("tainteviction: pod deletion: got %T: %w", obj, ErrUnexpectedObject)
 	}
-	return c.PodUpdated(pod, nil)
+	c.PodUpdated(pod, nil)
+	return nil
 }
 
 // NodeAdded handles a node add event.

@@ -261,7 +261,7 @@ func TestControllerConcurrentHandlers(t *testing.T) {
 			ps := f.pods[name]
 			f.mu.Unlock()
 			for _, p := range ps {
-				assert.NoError(t, f.c.PodUpdated(p, p))
+				f.c.PodUpdated(p, p)
 			}
 		})
 	}

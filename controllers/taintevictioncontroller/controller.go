@@ -145,8 +145,8 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 	}
 	podReg, err := c.cfg.Pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { logErr(core.PodUpdated(nil, asPod(obj))) },
-		UpdateFunc: func(old, obj any) { logErr(core.PodUpdated(asPod(old), asPod(obj))) },
+		AddFunc:    func(obj any) { core.PodUpdated(nil, asPod(obj)) },
+		UpdateFunc: func(old, obj any) { core.PodUpdated(asPod(old), asPod(obj)) },
 		DeleteFunc: func(obj any) { logErr(core.PodDeleted(tombstone(obj))) },
 	})
 	if err != nil {

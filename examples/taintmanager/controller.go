@@ -95,7 +95,7 @@ func (tc *controller) PodUpdated(oldPod, newPod *v1.Pod) {
 		tc.log.printf("pod %s: tolerations and node unchanged, ignored", key(newPod))
 		return
 	}
-	tc.check(tc.core.PodUpdated(oldPod, newPod))
+	tc.core.PodUpdated(oldPod, newPod)
 }
 
 // NodeUpdated is the node informer's handler (oldNode is nil on add,
