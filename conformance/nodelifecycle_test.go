@@ -269,17 +269,15 @@ func TestNoExecuteAction(t *testing.T) {
 		state := rapid.SampledFrom([]queueState{"absent", "queued", "processed"}).Draw(t, "queue")
 
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
-		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.RateLimitedOptions{})
-		for _, q := range []interface {
-			Add(string, any) bool
-		}{upQ, ourQ} {
-			if state != "absent" {
-				q.Add(node.Name, string(node.UID))
-			}
+		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)))
+		now := time.Now() // upstream's queue reads the real clock
+		if state != "absent" {
+			upQ.Add(node.Name, string(node.UID))
+			ourQ.Add(now, node.Name, string(node.UID))
 		}
 		if state == "processed" {
 			upQ.Try(logger, func(nodescheduler.TimedValue) (bool, time.Duration) { return true, 0 })
-			ourQ.Try(func(timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 })
+			ourQ.Try(now, func(timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 })
 		}
 
 		client := clientsetfake.NewClientset(node.DeepCopy())
@@ -296,7 +294,7 @@ func TestNoExecuteAction(t *testing.T) {
 			if a.ClearTombstone {
 				ourQ.Remove(node.Name)
 			}
-			ourQ.Add(node.Name, string(node.UID))
+			ourQ.Add(now, node.Name, string(node.UID))
 		case ours.Untaint:
 			ourQ.Remove(node.Name)
 		}
@@ -316,8 +314,8 @@ func TestNoExecuteAction(t *testing.T) {
 			return called
 		}, func() bool { return upQ.Add(node.Name, nil) })
 		gotState := probe(func() bool {
-			return ourQ.Try(func(timedqueue.TimedValue[string]) (bool, time.Duration) { return false, time.Hour }) > 0
-		}, func() bool { return ourQ.Add(node.Name, nil) })
+			return ourQ.Try(now, func(timedqueue.TimedValue[string]) (bool, time.Duration) { return false, time.Hour }) > 0
+		}, func() bool { return ourQ.Add(now, node.Name, nil) })
 
 		if w, g := taintSet(written.Spec.Taints), taintSet(got); !slices.Equal(g, w) || gotState != wantState {
 			t.Fatalf("NoExecuteAction(%s, Ready %s), queue %s: upstream taints %q, queue %s; evictkit %v: taints %q, queue %s",

@@ -314,18 +314,18 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewFakeAlwaysRateLimiter())
-		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)), timedqueue.RateLimitedOptions{Clock: testingclock.NewFakeClock(gen.Epoch)})
+		ourQ := timedqueue.NewRateLimited[string](float32(math.Inf(1)))
 		values := []string{"a", "b", "c", "d", "e"}
 		for _, v := range values {
 			upQ.Add(v, nil)
-			ourQ.Add(v, nil)
+			ourQ.Add(gen.Epoch, v, nil)
 		}
 		var up, ours []string
 		upQ.Try(logger, func(tv nodescheduler.TimedValue) (bool, time.Duration) {
 			up = append(up, tv.Value)
 			return true, 0
 		})
-		ourQ.Try(func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
+		ourQ.Try(gen.Epoch, func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
 			ours = append(ours, tv.Value)
 			return true, 0
 		})
@@ -348,11 +348,11 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(1, 1, upClock))
-		ourQ := timedqueue.NewRateLimited[string](1, timedqueue.RateLimitedOptions{Clock: ourClock})
+		ourQ := timedqueue.NewRateLimited[string](1)
 		upQ.SwapLimiter(0)
 		upQ.SwapLimiter(1)
-		ourQ.SetRate(0)
-		ourQ.SetRate(1)
+		ourQ.SetRate(ourClock.Now(), 0)
+		ourQ.SetRate(ourClock.Now(), 1)
 		if up := upQ.Limiter().QPS(); up != 1 {
 			t.Fatalf("upstream's stopped queue reports QPS %v, expected 1", up)
 		}
@@ -360,10 +360,10 @@ func TestRateLimitedQueueDifferences(t *testing.T) {
 			t.Fatalf("evictkit QPS after SetRate(0), SetRate(1): %v, want 1", got)
 		}
 		upQ.Add("a", nil)
-		ourQ.Add("a", nil)
+		ourQ.Add(ourClock.Now(), "a", nil)
 		try := func() (up, ours int) {
 			upQ.Try(logger, func(nodescheduler.TimedValue) (bool, time.Duration) { up++; return true, 0 })
-			return up, ourQ.Try(func(timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 })
+			return up, ourQ.Try(ourClock.Now(), func(timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 })
 		}
 		if up, ours := try(); up != 0 || ours != 0 {
 			t.Fatalf("at once: upstream processed %d (expected 0), evictkit %d (want 0: the new bucket starts empty)", up, ours)
@@ -398,7 +398,7 @@ func TestRateLimitedQueue(t *testing.T) {
 		restore := nodescheduler.SetNow(upClock.Now)
 		defer restore()
 		upQ := nodescheduler.NewRateLimitedTimedQueue(flowcontrol.NewTokenBucketRateLimiterWithClock(qps, 1, upClock))
-		ourQ := timedqueue.NewRateLimited[string](qps, timedqueue.RateLimitedOptions{Clock: ourClock})
+		ourQ := timedqueue.NewRateLimited[string](qps)
 		var history []string
 		fail := func(format string, args ...any) {
 			t.Fatalf("%s\nafter: %s", fmt.Sprintf(format, args...), strings.Join(history, "; "))
@@ -417,7 +417,7 @@ func TestRateLimitedQueue(t *testing.T) {
 				upClock.Step(time.Millisecond)
 				ourClock.Step(time.Millisecond)
 				history = append(history, "Add("+v+")")
-				if want, got := upQ.Add(v, "uid-"+v), ourQ.Add(v, "uid-"+v); got != want {
+				if want, got := upQ.Add(v, "uid-"+v), ourQ.Add(ourClock.Now(), v, "uid-"+v); got != want {
 					fail("Add(%q): upstream %v, evictkit %v", v, want, got)
 				}
 			case 1:
@@ -441,7 +441,7 @@ func TestRateLimitedQueue(t *testing.T) {
 				upQ.Try(logger, func(tv nodescheduler.TimedValue) (bool, time.Duration) {
 					return call(&upCalls, &upN, tv.Value, tv.UID, tv.AddedAt, tv.ProcessAt, upAttempts)
 				})
-				ourQ.Try(func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
+				ourQ.Try(ourClock.Now(), func(tv timedqueue.TimedValue[string]) (bool, time.Duration) {
 					return call(&ourCalls, &ourN, tv.Value, tv.UID, tv.AddedAt, tv.ProcessAt, ourAttempts)
 				})
 				calls = upN

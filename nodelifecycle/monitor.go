@@ -11,7 +11,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/timedqueue"
 )
@@ -185,7 +184,7 @@ type Monitor struct {
 	mu  sync.Mutex
 	api API
 	cfg Config // effective
-	now passClock
+	now time.Time // the time of the call in progress
 
 	known    map[string]*listedNode // every node of the last pass's listing
 	passes   uint64                 // passes so far
@@ -195,16 +194,6 @@ type Monitor struct {
 	retry    map[string]struct{} // nodes whose pods must be marked not ready again
 	recorded string              // the breaker's newest live lease resourceVersion
 }
-
-// passClock is the time of the Monitor call in progress: the zone queues read it for their
-// token buckets and process times. Only Now and Since are ever called.
-type passClock struct {
-	clock.RealClock
-	t time.Time
-}
-
-func (c *passClock) Now() time.Time                  { return c.t }
-func (c *passClock) Since(t time.Time) time.Duration { return c.t.Sub(t) }
 
 // NewMonitor returns a Monitor that knows no node yet. A nil api makes every API call succeed
 // without doing anything: live Leases are the cached ones, and the caller applies the writes
@@ -241,7 +230,7 @@ func NewMonitor(api API, cfg Config) *Monitor {
 func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.now.t = now
+	m.now = now
 	res := PassResult{Nodes: in.Reuse[:0], Counts: map[string]ZoneCounts{}}
 	if cap(res.Nodes) < len(in.Nodes) {
 		res.Nodes = make([]NodePass, 0, len(in.Nodes))
@@ -319,7 +308,7 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 		}
 	}
 	for _, zone := range slices.Sorted(maps.Keys(d.Rates)) {
-		m.queues[zone].SetRate(d.Rates[zone])
+		m.queues[zone].SetRate(m.now, d.Rates[zone])
 	}
 	m.zones = d.States
 	return res, errors.Join(errs...)
@@ -346,7 +335,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 			m.recorded = ""
 		}
 		saved := m.probes[name]
-		h = evaluate(node, lease, saved, nil, m.now.t, m.cfg)
+		h = evaluate(node, lease, saved, nil, m.now, m.cfg)
 		if h.Verdict == NeedsLeaseCheck {
 			live, err := m.liveLease(ctx, name, lease)
 			if err != nil {
@@ -355,7 +344,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 				np.Err = fmt.Errorf("nodelifecycle: node %q: live lease GET: %w: %w", name, ErrNodeSkipped, err)
 				return np
 			}
-			h = evaluate(node, lease, saved, &live, m.now.t, m.cfg)
+			h = evaluate(node, lease, saved, &live, m.now, m.cfg)
 		}
 		if h.Verdict == Skipped {
 			m.save(name, h.Probe)
@@ -418,7 +407,7 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 		}
 		var failed []error
 		for _, pod := range pods {
-			marked, ok := MarkPodNotReady(pod, name, m.now.t)
+			marked, ok := MarkPodNotReady(pod, name, m.now)
 			if !ok {
 				continue
 			}
@@ -453,7 +442,7 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, zone string, rea
 		if a.ClearTombstone {
 			q.Remove(node.Name)
 		}
-		np.Enqueued = q.Add(node.Name, string(node.UID))
+		np.Enqueued = q.Add(m.now, node.Name, string(node.UID))
 	case Untaint:
 		if w, ok := m.markReachable(ctx, node, zone, BecameReady); ok {
 			res.Taints = append(res.Taints, w)
@@ -483,7 +472,7 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string,
 func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name string) (*v1.Node, bool)) ([]TaintWrite, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.now.t = now
+	m.now = now
 	var out []TaintWrite
 	var errs []error
 	for _, zone := range slices.Sorted(maps.Keys(m.queues)) {
@@ -491,7 +480,7 @@ func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name strin
 		if q.Len() == 0 {
 			continue
 		}
-		q.Try(func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+		q.Try(m.now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
 			n, ok := node(v.Value)
 			if !ok {
 				n = nil
@@ -629,7 +618,7 @@ func (m *Monitor) ensureZone(zone string) {
 		return
 	}
 	m.zones[zone] = ZoneInitial
-	m.queues[zone] = timedqueue.NewRateLimited[string](m.cfg.EvictionRate, timedqueue.RateLimitedOptions{Clock: &m.now})
+	m.queues[zone] = timedqueue.NewRateLimited[string](m.cfg.EvictionRate)
 }
 
 // save remembers p for a node, in place when the node has a probe already.

@@ -308,13 +308,13 @@ func BenchmarkRateLimited(b *testing.B) {
 	for _, sz := range benchSizes[:2] {
 		keys := benchKeys("node", sz.n)
 		b.Run("add-remove/"+sz.name, func(b *testing.B) {
-			r := NewRateLimited[string](always, RateLimitedOptions{})
+			r := NewRateLimited[string](always)
 			for _, k := range keys {
-				r.Add(k, nil)
+				r.Add(t0, k, nil)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				r.Add("extra", nil)
+				r.Add(t0, "extra", nil)
 				r.Remove("extra")
 			}
 		})
@@ -322,15 +322,15 @@ func BenchmarkRateLimited(b *testing.B) {
 			// Every value is retried 1 ns later: one Try hands out all n,
 			// then the clock moves 1 ns and they are due again.
 			clk := testclock.NewFakeClock(t0)
-			r := NewRateLimited[string](always, RateLimitedOptions{Clock: clk})
+			r := NewRateLimited[string](always)
 			for _, k := range keys {
-				r.Add(k, nil)
+				r.Add(clk.Now(), k, nil)
 			}
 			retry := func(TimedValue[string]) (bool, time.Duration) { return false, 0 }
 			b.ReportAllocs()
 			calls := 0
 			for b.Loop() {
-				calls += r.Try(retry)
+				calls += r.Try(clk.Now(), retry)
 				clk.Step(1)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/value")

@@ -1,6 +1,6 @@
-// Package timedqueue runs work at scheduled times on an injected clock: a
-// heap-based timed worker queue, and the rate-limited queue the node
-// lifecycle controller drains per zone.
+// Package timedqueue runs work at scheduled times: a heap-based timed worker
+// queue on an injected clock, and the rate-limited queue the node lifecycle
+// controller drains per zone, which takes the time as an argument.
 //
 // It mirrors two upstream structures of Kubernetes v1.37.2:
 //
@@ -53,9 +53,10 @@
 //     simulators step a fake clock and never sleep.
 //   - Metrics under client-go workqueue's names and meanings through
 //     [MetricsProvider]; none, at no cost, without one.
-//   - [RateLimited] takes its token bucket's time from the same clock and has
-//     no goroutine: its behaviour on a fake clock is exact and repeatable.
-//   - Configuration is typed ([Options], [RateLimitedOptions]): a wrong key
+//   - [RateLimited] has no goroutine and no clock: the calls that need the
+//     time take it (Add, Try, SetRate), so its behaviour is exact and
+//     repeatable.
+//   - Configuration is typed ([Options]): a wrong key
 //     type in OnError does not compile. Time comes only from the injected
 //     clock (the real one by default); retry backoff waits too.
 //

@@ -151,19 +151,18 @@ func ExampleRetry() {
 
 // A zone loses three nodes at once. The node lifecycle controller polls the
 // zone's queue every 100 ms and taints one node per token: at the default
-// eviction rate of 0.1 nodes per second, one node every ten seconds.
+// eviction rate of 0.1 nodes per second, one node every ten seconds. The
+// queue reads no clock: each call says what time it is.
 func ExampleRateLimited() {
-	clk := testclock.NewFakeClock(start)
-	zone := timedqueue.NewRateLimited[string](0.1, timedqueue.RateLimitedOptions{Clock: clk})
+	zone := timedqueue.NewRateLimited[string](0.1)
 	for _, node := range []string{"node-a", "node-b", "node-c"} {
-		zone.Add(node, "uid-"+node)
+		zone.Add(start, node, "uid-"+node)
 	}
-	for clk.Since(start) <= 30*time.Second {
-		zone.Try(func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
-			fmt.Printf("%v taint %s (%v)\n", clk.Since(start), v.Value, v.UID)
+	for now := start; now.Sub(start) <= 30*time.Second; now = now.Add(100 * time.Millisecond) {
+		zone.Try(now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+			fmt.Printf("%v taint %s (%v)\n", now.Sub(start), v.Value, v.UID)
 			return true, 0
 		})
-		clk.Step(100 * time.Millisecond)
 	}
 	fmt.Println("queued:", zone.Len(), "node-a processed:", zone.Has("node-a"))
 	// Output:
@@ -176,15 +175,14 @@ func ExampleRateLimited() {
 // Stopping and resuming a zone: unlike upstream, rate 1 resumes a stopped
 // queue (upstream's stopped limiter already reports rate 1).
 func ExampleRateLimited_SetRate() {
-	clk := testclock.NewFakeClock(start)
-	zone := timedqueue.NewRateLimited[string](1, timedqueue.RateLimitedOptions{Clock: clk})
-	zone.Add("node-a", nil)
-	zone.SetRate(0)
+	zone := timedqueue.NewRateLimited[string](1)
+	zone.Add(start, "node-a", nil)
+	zone.SetRate(start, 0)
 	taint := func(v timedqueue.TimedValue[string]) (bool, time.Duration) { return true, 0 }
-	fmt.Println("stopped:", zone.Try(taint), zone.QPS())
-	zone.SetRate(1)
-	clk.Step(time.Second)
-	fmt.Println("resumed:", zone.Try(taint), zone.QPS())
+	fmt.Println("stopped:", zone.Try(start, taint), zone.QPS())
+	zone.SetRate(start, 1)
+	later := start.Add(time.Second)
+	fmt.Println("resumed:", zone.Try(later, taint), zone.QPS())
 	// Output:
 	// stopped: 0 0
 	// resumed: 1 1

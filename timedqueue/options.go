@@ -71,14 +71,6 @@ func (o *Options[K]) workers() int {
 	return o.Workers
 }
 
-// RateLimitedOptions configures [NewRateLimited]. The zero value uses the
-// real clock.
-type RateLimitedOptions struct {
-	// Clock is the clock the queue reads for its token bucket and its
-	// process times; nil means the real clock.
-	Clock clock.PassiveClock
-}
-
 // Retry configures how a [Queue] retries failed work calls. The zero value
 // makes one call per item, as upstream does (its pod-deletion work retries
 // by itself, five times 10 ms apart, and then the eviction is dropped).

@@ -366,7 +366,7 @@ func TestQueueWorkersProperty(t *testing.T) {
 func TestRateLimitedMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		clk := testclock.NewFakeClock(t0)
-		rs := NewRateLimited[int](always, RateLimitedOptions{Clock: clk})
+		rs := NewRateLimited[int](always)
 		var m model
 		processed := map[int]bool{}
 		key := rapid.IntRange(0, 7)
@@ -374,7 +374,7 @@ func TestRateLimitedMatchesModel(t *testing.T) {
 			"add": func(t *rapid.T) {
 				k := key.Draw(t, "key")
 				wantOK := m.find(k) < 0 && !processed[k]
-				if ok := rs.Add(k, nil); ok != wantOK {
+				if ok := rs.Add(clk.Now(), k, nil); ok != wantOK {
 					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {
@@ -400,7 +400,7 @@ func TestRateLimitedMatchesModel(t *testing.T) {
 			"try": func(t *rapid.T) {
 				fail := rapid.MapOf(key, rapid.IntRange(0, 20)).Draw(t, "fail") // key → wait in 100 ms
 				var got []int
-				rs.Try(func(v TimedValue[int]) (bool, time.Duration) {
+				rs.Try(clk.Now(), func(v TimedValue[int]) (bool, time.Duration) {
 					got = append(got, v.Value)
 					if w, ok := fail[v.Value]; ok {
 						return false, time.Duration(w) * 100 * time.Millisecond
@@ -452,12 +452,12 @@ func TestRateLimitedBucketLaw(t *testing.T) {
 		qps := rapid.SampledFrom([]float32{0.1, 0.5, 1, 2, 10}).Draw(t, "qps")
 		r, clk := newRL(qps)
 		for k := range 20 {
-			r.Add(string(rune('a'+k)), nil)
+			r.Add(clk.Now(), string(rune('a'+k)), nil)
 		}
 		n := 0
 		for range rapid.IntRange(1, 50).Draw(t, "polls") {
 			clk.Step(time.Duration(rapid.IntRange(0, 3000).Draw(t, "gap")) * time.Millisecond)
-			n += r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+			n += r.Try(clk.Now(), func(v TimedValue[string]) (bool, time.Duration) {
 				if clk.Now().Before(v.ProcessAt) {
 					t.Fatalf("%s handed out before its time", v.Value)
 				}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-	"k8s.io/utils/clock"
 )
 
 // TimedValue is a value of a [RateLimited] queue with its times: a value
@@ -18,7 +17,7 @@ type TimedValue[K comparable] struct {
 	// UID is stored with the value and handed back; it plays no part in
 	// uniqueness.
 	UID any
-	// AddedAt is the clock reading when the value was added.
+	// AddedAt is the time the value was added.
 	AddedAt time.Time
 	// ProcessAt is the earliest time Try hands the value to its function.
 	ProcessAt time.Time
@@ -30,20 +29,18 @@ type TimedValue[K comparable] struct {
 // eviction rate. A value is absent, queued, or processed (a tombstone that
 // refuses re-adding until [RateLimited.Remove]).
 //
-// It is fully synchronous: nothing happens except inside its methods, and
-// every time it uses is a reading of its injected clock, so a fake clock
-// makes it exact. All methods are safe for concurrent use.
+// It is fully synchronous and reads no clock: nothing happens except inside
+// its methods, and the methods that need the time (Add, Try, SetRate) take
+// it as their first argument, as x/time/rate's AllowN does. All methods are
+// safe for concurrent use.
 type RateLimited[K comparable] struct {
-	clock clock.PassiveClock
-
 	try sync.Mutex // serialises Try; never held by the other methods
 
 	mu        sync.Mutex
-	h         heap[K, struct{}] // queued values: CreatedAt = AddedAt, FireAt = ProcessAt
-	uids      map[K]any         // UIDs of queued values that have one
-	processed map[K]struct{}    // tombstones
-	lim       *rate.Limiter     // nil: stopped
-	qps       float32           // the configured rate
+	h         heap[K, any]   // queued values with their UIDs: CreatedAt = AddedAt, FireAt = ProcessAt
+	processed map[K]struct{} // tombstones
+	lim       *rate.Limiter  // nil: stopped
+	qps       float32        // the configured rate
 }
 
 // NewRateLimited returns an empty queue whose token bucket refills at qps
@@ -51,17 +48,9 @@ type RateLimited[K comparable] struct {
 // NewTokenBucketRateLimiter(qps, 1) that upstream gives each zone. A qps of
 // +Inf accepts every draw (upstream tests' "always" limiter). The constructor
 // takes qps as it is, like upstream: a zero rate yields one token and then
-// none. The zero [RateLimitedOptions] use the real clock.
-func NewRateLimited[K comparable](qps float32, opts RateLimitedOptions) *RateLimited[K] {
-	clk := opts.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	return &RateLimited[K]{
-		clock: clk,
-		lim:   rate.NewLimiter(limit(qps), 1),
-		qps:   qps,
-	}
+// none.
+func NewRateLimited[K comparable](qps float32) *RateLimited[K] {
+	return &RateLimited[K]{lim: rate.NewLimiter(limit(qps), 1), qps: qps}
 }
 
 func limit(qps float32) rate.Limit {
@@ -71,37 +60,20 @@ func limit(qps float32) rate.Limit {
 	return rate.Limit(qps)
 }
 
-// Add queues value, with AddedAt = ProcessAt = the clock's now, and reports
-// true; it reports false when value is queued or processed. O(log n).
-func (r *RateLimited[K]) Add(value K, uid any) bool {
+// Add queues value, with AddedAt = ProcessAt = now, and reports true; it
+// reports false when value is queued or processed. O(log n).
+func (r *RateLimited[K]) Add(now time.Time, value K, uid any) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, done := r.processed[value]; done {
 		return false
 	}
-	now := r.clock.Now()
-	if !r.h.Push(value, struct{}{}, now, now) {
-		return false
-	}
-	r.setUID(value, uid)
-	return true
-}
-
-// setUID stores the UID of queued value; a nil uid drops any stored one.
-func (r *RateLimited[K]) setUID(value K, uid any) {
-	if uid == nil {
-		delete(r.uids, value)
-		return
-	}
-	if r.uids == nil {
-		r.uids = make(map[K]any)
-	}
-	r.uids[value] = uid
+	return r.h.Push(value, uid, now, now)
 }
 
 // timedValue returns the TimedValue of the queued item it.
-func (r *RateLimited[K]) timedValue(it Item[K, struct{}]) TimedValue[K] {
-	return TimedValue[K]{Value: it.Key, UID: r.uids[it.Key], AddedAt: it.CreatedAt, ProcessAt: it.FireAt}
+func timedValue[K comparable](it Item[K, any]) TimedValue[K] {
+	return TimedValue[K]{Value: it.Key, UID: it.Value, AddedAt: it.CreatedAt, ProcessAt: it.FireAt}
 }
 
 // Remove forgets value, queued or processed, so that it may be added again,
@@ -113,22 +85,20 @@ func (r *RateLimited[K]) Remove(value K) bool {
 		delete(r.processed, value)
 		return true
 	}
-	if _, ok := r.h.Remove(value); !ok {
-		return false
-	}
-	delete(r.uids, value)
-	return true
+	_, ok := r.h.Remove(value)
+	return ok
 }
 
 // Try hands queued values to fn in process-time order (FIFO among equal
-// times) and returns the number of fn calls. For each value it first draws
-// a token and stops if the bucket is empty; then it stops if the value is
-// not due yet (the token is spent anyway, as upstream spends it). When fn
+// times) and returns the number of fn calls, all at the time now. For each
+// value it first draws a token and stops if the bucket is empty; then it
+// stops if the value is not due at now (the token is spent anyway, as
+// upstream spends it). When fn
 // reports done, the value becomes processed; otherwise it is queued again
 // with ProcessAt = now + wait + 1ns, keeping its AddedAt and UID — unless it
 // was removed while fn ran. fn runs without the queue's lock, so it may call
 // Add, Remove or SetRate; Try calls do not overlap.
-func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Duration)) int {
+func (r *RateLimited[K]) Try(now time.Time, fn func(v TimedValue[K]) (done bool, wait time.Duration)) int {
 	r.try.Lock()
 	defer r.try.Unlock()
 	n := 0
@@ -139,12 +109,11 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 			r.mu.Unlock()
 			return n
 		}
-		now := r.clock.Now()
 		if r.lim == nil || !r.lim.AllowN(now, 1) || now.Before(head.FireAt) {
 			r.mu.Unlock()
 			return n
 		}
-		v := r.timedValue(head)
+		v := timedValue(head)
 		r.mu.Unlock()
 
 		done, wait := fn(v)
@@ -153,16 +122,15 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 		r.mu.Lock()
 		if done {
 			if _, queued := r.h.Remove(v.Value); queued {
-				delete(r.uids, v.Value)
 				if r.processed == nil {
 					r.processed = make(map[K]struct{})
 				}
 				r.processed[v.Value] = struct{}{}
 			}
-		} else if r.h.Update(v.Value, struct{}{}, v.AddedAt, now.Add(wait+1)) {
-			// Like upstream, the retried value is the one fn saw, even if the
-			// key was removed and added again meanwhile.
-			r.setUID(v.Value, v.UID)
+		} else {
+			// Like upstream, the retried value is the one fn saw (its UID
+			// too), even if the key was removed and added again meanwhile.
+			r.h.Update(v.Value, v.UID, v.AddedAt, now.Add(wait+1))
 		}
 		r.mu.Unlock()
 	}
@@ -173,9 +141,9 @@ func (r *RateLimited[K]) Try(fn func(v TimedValue[K]) (done bool, wait time.Dura
 // queue; otherwise a new bucket at qps replaces the old and starts full only
 // if the old one could hand out a token now (which it then spends). The
 // queue remembers the configured rate, 0 when stopped, so that any positive
-// rate resumes a stopped queue. It takes effect at the next token draw,
-// without waiting for a running Try.
-func (r *RateLimited[K]) SetRate(qps float32) {
+// rate resumes a stopped queue. now is the time of the change. It takes
+// effect at the next token draw, without waiting for a running Try.
+func (r *RateLimited[K]) SetRate(now time.Time, qps float32) {
 	if math.IsNaN(float64(qps)) || qps < 0 {
 		qps = 0
 	}
@@ -189,7 +157,6 @@ func (r *RateLimited[K]) SetRate(qps float32) {
 		r.lim = nil
 		return
 	}
-	now := r.clock.Now()
 	lim := rate.NewLimiter(limit(qps), 1)
 	if r.lim == nil || !r.lim.AllowN(now, 1) {
 		lim.AllowN(now, 1)
@@ -210,7 +177,7 @@ func (r *RateLimited[K]) Clear() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.h.Clear()
-	r.uids, r.processed = nil, nil
+	r.processed = nil
 }
 
 // Len returns the number of queued values; tombstones do not count. O(1).
@@ -228,7 +195,7 @@ func (r *RateLimited[K]) Get(value K) (TimedValue[K], bool) {
 	if !ok {
 		return TimedValue[K]{}, false
 	}
-	return r.timedValue(it), true
+	return timedValue(it), true
 }
 
 // Has reports whether value is queued or processed, i.e. whether Add would
@@ -252,7 +219,7 @@ func (r *RateLimited[K]) Values() []TimedValue[K] {
 	slices.SortFunc(es, elem.compare)
 	out := make([]TimedValue[K], len(es))
 	for i, e := range es {
-		out[i] = r.timedValue(r.h.item(e.slot))
+		out[i] = timedValue(r.h.item(e.slot))
 	}
 	return out
 }

@@ -14,7 +14,7 @@ var always = float32(math.Inf(1))
 
 func newRL(qps float32) (*RateLimited[string], *testclock.FakeClock) {
 	clk := testclock.NewFakeClock(t0)
-	return NewRateLimited[string](qps, RateLimitedOptions{Clock: clk}), clk
+	return NewRateLimited[string](qps), clk
 }
 
 func values(vs []TimedValue[string]) []string {
@@ -39,9 +39,9 @@ func TestRateLimitedRemove(t *testing.T) {
 	all := []string{"first", "second", "third"}
 	for _, gone := range all {
 		t.Run("remove "+gone, func(t *testing.T) {
-			r, _ := newRL(always)
+			r, clk := newRL(always)
 			for _, v := range all {
-				require.True(t, r.Add(v, "uid-"+v))
+				require.True(t, r.Add(clk.Now(), v, "uid-"+v))
 			}
 			assert.True(t, r.Remove(gone))
 			var want []string
@@ -65,34 +65,34 @@ func TestRateLimitedRules(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		{"always-accept limiter processes all but the removed", func(t *testing.T) {
-			r, _ := newRL(always)
-			r.Add("first", nil)
-			r.Add("second", nil)
-			r.Add("third", nil)
+			r, clk := newRL(always)
+			r.Add(clk.Now(), "first", nil)
+			r.Add(clk.Now(), "second", nil)
+			r.Add(clk.Now(), "third", nil)
 			r.Remove("second")
 			var got []string
-			assert.Equal(t, 2, r.Try(done(&got)))
+			assert.Equal(t, 2, r.Try(clk.Now(), done(&got)))
 			assert.Equal(t, []string{"first", "third"}, got)
 			assert.Zero(t, r.Len())
 		}},
 		{"tombstones", func(t *testing.T) {
-			r, _ := newRL(always)
-			require.True(t, r.Add("a", nil))
+			r, clk := newRL(always)
+			require.True(t, r.Add(clk.Now(), "a", nil))
 			var got []string
-			r.Try(done(&got))
-			assert.False(t, r.Add("a", nil), "processed")
+			r.Try(clk.Now(), done(&got))
+			assert.False(t, r.Add(clk.Now(), "a", nil), "processed")
 			assert.True(t, r.Has("a"))
 			_, queued := r.Get("a")
 			assert.False(t, queued)
 			assert.True(t, r.Remove("a"), "removing a tombstone")
 			assert.False(t, r.Remove("a"))
-			assert.True(t, r.Add("a", nil))
+			assert.True(t, r.Add(clk.Now(), "a", nil))
 		}},
 		{"retries keep AddedAt and wait wait+1ns", func(t *testing.T) {
 			r, clk := newRL(always)
 			for _, v := range []string{"first", "second", "third"} {
 				clk.Step(time.Millisecond)
-				r.Add(v, "uid-"+v)
+				r.Add(clk.Now(), v, "uid-"+v)
 			}
 			clk.Step(time.Millisecond) // t = 4 ms
 			var calls []string
@@ -103,26 +103,26 @@ func TestRateLimitedRules(t *testing.T) {
 				}
 				return true, 0
 			}
-			assert.Equal(t, 3, r.Try(fn))
+			assert.Equal(t, 3, r.Try(clk.Now(), fn))
 			assert.Equal(t, []string{"first", "second", "third"}, calls)
 			assert.True(t, r.Has("first"), "processed")
-			assert.False(t, r.Add("first", nil))
+			assert.False(t, r.Add(clk.Now(), "first", nil))
 			v, ok := r.Get("second")
 			require.True(t, ok)
 			assert.Equal(t, TimedValue[string]{Value: "second", UID: "uid-second",
 				AddedAt: t0.Add(2 * time.Millisecond), ProcessAt: t0.Add(6*time.Millisecond + 1)}, v)
 			clk.Step(2 * time.Millisecond) // t = 6 ms
-			assert.Zero(t, r.Try(fn))
+			assert.Zero(t, r.Try(clk.Now(), fn))
 			clk.Step(1)
-			assert.Equal(t, 1, r.Try(fn))
+			assert.Equal(t, 1, r.Try(clk.Now(), fn))
 			assert.Equal(t, []string{"first", "second", "third", "second"}, calls)
 		}},
 		{"a value removed while fn runs is not retried", func(t *testing.T) {
-			r, _ := newRL(always)
-			r.Add("first", nil)
-			r.Add("second", nil)
+			r, clk := newRL(always)
+			r.Add(clk.Now(), "first", nil)
+			r.Add(clk.Now(), "second", nil)
 			var calls []string
-			r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+			r.Try(clk.Now(), func(v TimedValue[string]) (bool, time.Duration) {
 				calls = append(calls, v.Value)
 				if v.Value == "second" {
 					assert.True(t, r.Remove("second"))
@@ -135,91 +135,91 @@ func TestRateLimitedRules(t *testing.T) {
 			assert.Zero(t, r.Len())
 		}},
 		{"clear forgets values and tombstones", func(t *testing.T) {
-			r, _ := newRL(always)
-			r.Add("done", nil)
+			r, clk := newRL(always)
+			r.Add(clk.Now(), "done", nil)
 			var got []string
-			r.Try(done(&got))
-			r.Add("queued", nil)
+			r.Try(clk.Now(), done(&got))
+			r.Add(clk.Now(), "queued", nil)
 			r.Clear()
 			assert.Zero(t, r.Len())
 			assert.False(t, r.Has("done"))
 			assert.False(t, r.Has("queued"))
-			assert.True(t, r.Add("done", nil))
+			assert.True(t, r.Add(clk.Now(), "done", nil))
 		}},
 		{"one token per 1/qps", func(t *testing.T) {
 			r, clk := newRL(10)
 			for _, v := range []string{"a", "b", "c"} {
-				r.Add(v, nil)
+				r.Add(clk.Now(), v, nil)
 			}
 			var got []string
-			assert.Equal(t, 1, r.Try(done(&got)))
-			assert.Zero(t, r.Try(done(&got)))
+			assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
+			assert.Zero(t, r.Try(clk.Now(), done(&got)))
 			clk.Step(100 * time.Millisecond)
-			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
 			assert.Equal(t, []string{"a", "b"}, got)
 		}},
 		{"the token is drawn before the due check", func(t *testing.T) {
 			r, clk := newRL(10)
-			r.Add("slow", nil)
-			assert.Equal(t, 1, r.Try(func(TimedValue[string]) (bool, time.Duration) { return false, time.Second }))
+			r.Add(clk.Now(), "slow", nil)
+			assert.Equal(t, 1, r.Try(clk.Now(), func(TimedValue[string]) (bool, time.Duration) { return false, time.Second }))
 			clk.Step(110 * time.Millisecond)
 			var got []string
-			assert.Zero(t, r.Try(done(&got)), "not due; the token is spent")
-			r.Add("new", nil)
-			assert.Zero(t, r.Try(done(&got)), "due, but no token")
+			assert.Zero(t, r.Try(clk.Now(), done(&got)), "not due; the token is spent")
+			r.Add(clk.Now(), "new", nil)
+			assert.Zero(t, r.Try(clk.Now(), done(&got)), "due, but no token")
 			clk.Step(100 * time.Millisecond)
-			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
 			assert.Equal(t, []string{"new"}, got)
 		}},
 		{"set rate", func(t *testing.T) {
-			r, _ := newRL(10)
+			r, clk := newRL(10)
 			lim := r.lim
-			r.SetRate(10)
+			r.SetRate(clk.Now(), 10)
 			assert.Same(t, lim, r.lim, "same qps keeps the limiter")
-			r.SetRate(0)
-			r.Add("a", nil)
+			r.SetRate(clk.Now(), 0)
+			r.Add(clk.Now(), "a", nil)
 			var got []string
-			assert.Zero(t, r.Try(done(&got)))
+			assert.Zero(t, r.Try(clk.Now(), done(&got)))
 			assert.Zero(t, r.QPS())
-			r.SetRate(5.5)
+			r.SetRate(clk.Now(), 5.5)
 			assert.Equal(t, float32(5.5), r.QPS())
 		}},
 		{"the new bucket starts empty iff the old one was", func(t *testing.T) {
 			r, clk := newRL(10)
-			r.Add("a", nil)
-			r.Add("b", nil)
+			r.Add(clk.Now(), "a", nil)
+			r.Add(clk.Now(), "b", nil)
 			var got []string
-			require.Equal(t, 1, r.Try(done(&got)), "token used")
-			r.SetRate(2)
-			assert.Zero(t, r.Try(done(&got)))
+			require.Equal(t, 1, r.Try(clk.Now(), done(&got)), "token used")
+			r.SetRate(clk.Now(), 2)
+			assert.Zero(t, r.Try(clk.Now(), done(&got)))
 			clk.Step(500 * time.Millisecond)
-			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
 
-			r2, _ := newRL(10)
-			r2.Add("a", nil)
-			r2.SetRate(2) // the old bucket's token is spent in the swap
-			assert.Equal(t, 1, r2.Try(done(&got)))
+			r2, clk := newRL(10)
+			r2.Add(clk.Now(), "a", nil)
+			r2.SetRate(clk.Now(), 2) // the old bucket's token is spent in the swap
+			assert.Equal(t, 1, r2.Try(clk.Now(), done(&got)))
 		}},
 		{"a stopped queue resumes at rate 1 (upstream stays stopped)", func(t *testing.T) {
 			// Upstream's stopped limiter reports QPS 1, so SwapLimiter(1) is a
 			// no-op there and evictions stay stopped.
 			r, clk := newRL(0.1)
-			r.Add("a", nil)
-			r.SetRate(0)
-			r.SetRate(1)
+			r.Add(clk.Now(), "a", nil)
+			r.SetRate(clk.Now(), 0)
+			r.SetRate(clk.Now(), 1)
 			var got []string
-			assert.Zero(t, r.Try(done(&got)), "resumed bucket starts empty")
+			assert.Zero(t, r.Try(clk.Now(), done(&got)), "resumed bucket starts empty")
 			clk.Step(time.Second)
-			assert.Equal(t, 1, r.Try(done(&got)))
+			assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
 		}},
 		{"equal process times are FIFO (upstream: heap order)", func(t *testing.T) {
 			// Upstream's heap yields a e d c b.
-			r, _ := newRL(always)
+			r, clk := newRL(always)
 			for _, v := range []string{"a", "b", "c", "d", "e"} {
-				r.Add(v, nil)
+				r.Add(clk.Now(), v, nil)
 			}
 			var got []string
-			r.Try(done(&got))
+			r.Try(clk.Now(), done(&got))
 			assert.Equal(t, []string{"a", "b", "c", "d", "e"}, got)
 		}},
 	}
@@ -232,11 +232,11 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 	t.Run("remove and re-add during a failing fn: the old value is retried", func(t *testing.T) {
 		// Kept as upstream: a retry overwrites the entry added afresh while fn ran.
 		r, clk := newRL(always)
-		r.Add("n", "old")
+		r.Add(clk.Now(), "n", "old")
 		clk.Step(time.Second)
-		r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+		r.Try(clk.Now(), func(v TimedValue[string]) (bool, time.Duration) {
 			r.Remove("n")
-			r.Add("n", "new")
+			r.Add(clk.Now(), "n", "new")
 			return false, time.Minute
 		})
 		v, ok := r.Get("n")
@@ -244,11 +244,11 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 		assert.Equal(t, TimedValue[string]{Value: "n", UID: "old", AddedAt: t0, ProcessAt: t0.Add(time.Second + time.Minute + 1)}, v)
 	})
 	t.Run("remove and re-add during a succeeding fn: the add is lost", func(t *testing.T) {
-		r, _ := newRL(always)
-		r.Add("n", nil)
-		r.Try(func(TimedValue[string]) (bool, time.Duration) {
+		r, clk := newRL(always)
+		r.Add(clk.Now(), "n", nil)
+		r.Try(clk.Now(), func(TimedValue[string]) (bool, time.Duration) {
 			r.Remove("n")
-			r.Add("n", nil)
+			r.Add(clk.Now(), "n", nil)
 			return true, 0
 		})
 		assert.True(t, r.Has("n"))
@@ -256,23 +256,23 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 	})
 	t.Run("constructor rate 0 yields one token, like a zero-rate bucket", func(t *testing.T) {
 		r, clk := newRL(0)
-		r.Add("a", nil)
-		r.Add("b", nil)
+		r.Add(clk.Now(), "a", nil)
+		r.Add(clk.Now(), "b", nil)
 		var got []string
-		assert.Equal(t, 1, r.Try(done(&got)))
+		assert.Equal(t, 1, r.Try(clk.Now(), done(&got)))
 		clk.Step(time.Hour)
-		assert.Zero(t, r.Try(done(&got)))
-		r.SetRate(0)
-		assert.Zero(t, r.Try(done(&got)), "same configured rate: no-op")
+		assert.Zero(t, r.Try(clk.Now(), done(&got)))
+		r.SetRate(clk.Now(), 0)
+		assert.Zero(t, r.Try(clk.Now(), done(&got)), "same configured rate: no-op")
 	})
 	t.Run("set rate does not wait for a running fn", func(t *testing.T) {
-		r, _ := newRL(always)
-		r.Add("a", nil)
-		r.Add("b", nil)
+		r, clk := newRL(always)
+		r.Add(clk.Now(), "a", nil)
+		r.Add(clk.Now(), "b", nil)
 		var got []string
-		r.Try(func(v TimedValue[string]) (bool, time.Duration) {
+		r.Try(clk.Now(), func(v TimedValue[string]) (bool, time.Duration) {
 			got = append(got, v.Value)
-			r.SetRate(0) // upstream would deadlock here: SwapLimiter waits for Try
+			r.SetRate(clk.Now(), 0) // upstream would deadlock here: SwapLimiter waits for Try
 			return true, 0
 		})
 		assert.Equal(t, []string{"a"}, got, "stopped before the second token")
@@ -281,37 +281,37 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 		r, clk := newRL(always)
 		_, ok := r.NextDue()
 		assert.False(t, ok)
-		r.Add("a", nil)
+		r.Add(clk.Now(), "a", nil)
 		at, ok := r.NextDue()
 		require.True(t, ok)
 		assert.Equal(t, t0, at)
-		r.Try(func(TimedValue[string]) (bool, time.Duration) { return false, time.Second })
+		r.Try(clk.Now(), func(TimedValue[string]) (bool, time.Duration) { return false, time.Second })
 		at, _ = r.NextDue()
 		assert.Equal(t, clk.Now().Add(time.Second+1), at)
 	})
 	t.Run("NaN and negative rates stop", func(t *testing.T) {
 		r, clk := newRL(1)
-		r.Add("a", nil)
+		r.Add(clk.Now(), "a", nil)
 		var got []string
-		r.SetRate(float32(math.NaN()))
+		r.SetRate(clk.Now(), float32(math.NaN()))
 		assert.Zero(t, r.QPS())
-		assert.Zero(t, r.Try(done(&got)), "stopped by NaN")
-		r.SetRate(1)
-		r.SetRate(-3)
+		assert.Zero(t, r.Try(clk.Now(), done(&got)), "stopped by NaN")
+		r.SetRate(clk.Now(), 1)
+		r.SetRate(clk.Now(), -3)
 		assert.Zero(t, r.QPS())
 		clk.Step(time.Minute)
-		assert.Zero(t, r.Try(done(&got)), "stopped by a negative rate")
+		assert.Zero(t, r.Try(clk.Now(), done(&got)), "stopped by a negative rate")
 		assert.Empty(t, got)
 	})
 	t.Run("default rates: 0.1 qps is one node per ten seconds", func(t *testing.T) {
 		r, clk := newRL(0.1)
 		for _, v := range []string{"a", "b", "c"} {
-			r.Add(v, nil)
+			r.Add(clk.Now(), v, nil)
 		}
 		var got []string
 		var at []time.Duration
 		for range 201 { // poll every 100 ms for 20 s, as upstream does
-			if r.Try(done(&got)) > 0 {
+			if r.Try(clk.Now(), done(&got)) > 0 {
 				at = append(at, clk.Since(t0))
 			}
 			clk.Step(100 * time.Millisecond)

@@ -128,7 +128,7 @@ func (c *cluster) zoneOf(name string) string { return nl.ZoneKey(c.nodes[name]) 
 func (c *cluster) ensureZone(z string) {
 	if _, ok := c.zones[z]; !ok {
 		c.zones[z] = nl.ZoneInitial
-		c.queues[z] = timedqueue.NewRateLimited[string](c.cfg.Effective().EvictionRate, timedqueue.RateLimitedOptions{Clock: c.clock})
+		c.queues[z] = timedqueue.NewRateLimited[string](c.cfg.Effective().EvictionRate)
 	}
 }
 
@@ -174,7 +174,7 @@ func (c *cluster) carry(name string, op EvictionOp, pods []*v1.Pod) {
 	q := c.queues[c.zoneOf(name)]
 	switch op {
 	case OpEnqueue:
-		q.Add(name, c.nodes[name].UID)
+		q.Add(c.clock.Now(), name, c.nodes[name].UID)
 	case OpDequeue:
 		q.Remove(name)
 	case OpDeleteNow:
@@ -241,7 +241,7 @@ func (c *cluster) pass(now time.Time) {
 		}
 	}
 	for _, z := range slices.Sorted(maps.Keys(d.Rates)) {
-		c.queues[z].SetRate(d.Rates[z])
+		c.queues[z].SetRate(c.clock.Now(), d.Rates[z])
 	}
 	c.zones = d.States
 }
@@ -250,7 +250,7 @@ func (c *cluster) pass(now time.Time) {
 func (c *cluster) try(now time.Time) {
 	c.clock.SetTime(now)
 	for _, z := range slices.Sorted(maps.Keys(c.queues)) {
-		c.queues[z].Try(func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+		c.queues[z].Try(now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
 			c.deletePods(c.podsOn(v.Value), v.Value)
 			if _, ok := c.nodes[v.Value]; ok {
 				c.evictions[v.Value] = Evicted
