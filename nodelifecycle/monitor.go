@@ -183,7 +183,7 @@ type ZoneStatus struct {
 type Monitor struct {
 	mu  sync.Mutex
 	api API
-	cfg Config // effective
+	cfg Config    // effective
 	now time.Time // the time of the call in progress
 
 	known    map[string]*listedNode // every node of the last pass's listing

@@ -5,7 +5,7 @@
 //
 //	ts, _ := thresholds.ParseConfig(thresholds.Config{})       // the kubelet's flags
 //	m, _ := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, Layout: layout})
-//	r := m.Synchronize(nodepressure.Stats{Node: s.Node, Pods: s.Usage}, pods) // every 10 s
+//	r := m.Synchronize(now, nodepressure.Stats{Node: s.Node, Pods: s.Usage}, pods) // every 10 s
 //	report(r.Conditions)                                       // MemoryPressure, DiskPressure, PIDPressure
 //	if r.Victim != nil { kill(r.Victim.Pod, r.Victim.GracePeriodSeconds, r.Victim.Status) }
 //
@@ -18,7 +18,7 @@
 //
 // # One cycle
 //
-// [Manager.Synchronize] reads the time from the manager's clock and:
+// [Manager.Synchronize] takes the time of the cycle and:
 //
 //   - observes the eviction signals and runs the threshold pipeline: met
 //     thresholds, minimum reclaim of those that drove the last cycle, first
@@ -59,7 +59,7 @@
 //     past its grace period on fresh statistics.
 //   - Nothing modifies the pods, the stats or the thresholds it is given;
 //     [Result.Ranked] is a new slice.
-//   - Time comes from the injected clock ([Config.Clock]); no logging, no
+//   - Time is an argument: no clock, no logging, no
 //     global state, no feature-gate registry (gates are fields of
 //     [Config.Ranking] and [thresholds.Layout]).
 //   - One cycle on 110 pods with the default hard thresholds and two soft

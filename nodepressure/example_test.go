@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/nodepressure"
 	"github.com/evictkit/eviction/ranking"
@@ -28,8 +27,8 @@ func Example() {
 		EnforceNodeAllocatable: []string{},
 	})
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	clk := testingclock.NewFakeClock(start)
-	m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, MaxPodGracePeriodSeconds: 30, Clock: clk})
+	now := start
+	m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, MaxPodGracePeriodSeconds: 30})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -55,19 +54,19 @@ func Example() {
 	stats := func(availableMi uint64) nodepressure.Stats {
 		available, used := availableMi*mi, (8192-availableMi)*mi
 		return nodepressure.Stats{
-			Node: thresholds.Summary{Memory: &thresholds.MemoryStats{Time: clk.Now(), AvailableBytes: &available, WorkingSetBytes: &used}},
+			Node: thresholds.Summary{Memory: &thresholds.MemoryStats{Time: now, AvailableBytes: &available, WorkingSetBytes: &used}},
 			Pods: usage,
 		}
 	}
 
 	for _, availableMi := range []uint64{800, 800, 400} {
-		r := m.Synchronize(stats(availableMi), pods)
+		r := m.Synchronize(now, stats(availableMi), pods)
 		fmt.Printf("%s available %dMi, conditions %v\n", r.Time.Format(time.TimeOnly), availableMi, r.Conditions)
 		if v := r.Victim; v != nil {
 			fmt.Printf("  evict %s (grace %ds): %s\n", v.Pod.Name, v.GracePeriodSeconds, strings.TrimSpace(v.Message))
 			pods = slicesWithout(pods, v.Pod)
 		}
-		clk.Step(time.Minute)
+		now = now.Add(time.Minute)
 	}
 	// Output:
 	// 12:00:00 available 800Mi, conditions [MemoryPressure]

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/ranking"
 	"github.com/evictkit/eviction/thresholds"
@@ -40,8 +39,6 @@ type Config struct {
 	// Ranking holds the feature gates of the pod ranking, eviction messages
 	// and local-storage checks; the zero value is v1.37.2's default.
 	Ranking ranking.Options
-	// Clock is read once per [Manager.Synchronize]; nil means the real clock.
-	Clock clock.PassiveClock
 }
 
 // Stats is one reading of the kubelet's stats summary: the node's figures,
@@ -67,7 +64,6 @@ type Manager struct {
 	os           thresholds.OS
 	localStorage bool
 	opts         ranking.Options
-	clock        clock.PassiveClock
 	warnings     []error // the containerfs warnings, reported by the first cycle
 	cycles       int
 }
@@ -90,23 +86,18 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nodepressure: Config.Thresholds: %w", err)
 	}
-	c := cfg.Clock
-	if c == nil {
-		c = clock.RealClock{}
-	}
 	return &Manager{
 		eval:         eval,
 		layout:       cfg.Layout,
 		os:           cfg.OS,
 		localStorage: !cfg.DisableLocalStorageCapacityIsolation,
 		opts:         cfg.Ranking,
-		clock:        c,
 		warnings:     warnings,
 	}, nil
 }
 
-// Synchronize runs one cycle of the kubelet's eviction manager at the time of
-// the manager's clock, on the stats read this cycle and the pods running on
+// Synchronize runs one cycle of the kubelet's eviction manager at now, on
+// the stats read this cycle and the pods running on
 // the node, and returns what it decided:
 //
 //  1. the signals observed in stats.Node ([thresholds.MakeObservations]) and
@@ -124,8 +115,7 @@ func NewManager(cfg Config) (*Manager, error) {
 //
 // The first cycle also returns the warnings of the containerfs step.
 // activePods is neither reordered nor modified; Result.Ranked is a new slice.
-func (m *Manager) Synchronize(stats Stats, activePods []*v1.Pod) Result {
-	now := m.clock.Now()
+func (m *Manager) Synchronize(now time.Time, stats Stats, activePods []*v1.Pod) Result {
 	r := Result{Time: now}
 	if m.cycles == 0 {
 		r.Warnings = m.warnings

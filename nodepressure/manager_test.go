@@ -33,7 +33,6 @@ func parse(t *testing.T, c thresholds.Config) []thresholds.Threshold {
 func newManager(t *testing.T, cfg Config) (*Manager, *testingclock.FakeClock) {
 	t.Helper()
 	clk := testingclock.NewFakeClock(start)
-	cfg.Clock = clk
 	m, err := NewManager(cfg)
 	require.NoError(t, err)
 	return m, clk
@@ -94,7 +93,7 @@ func TestSynchronizeSoftThenHard(t *testing.T) {
 	for _, s := range steps {
 		clk.Step(s.step)
 		before := slices.Clone(pods)
-		r := m.Synchronize(Stats{Node: memory(s.availMi, clk.Now()), Pods: usage}, pods)
+		r := m.Synchronize(clk.Now(), Stats{Node: memory(s.availMi, clk.Now()), Pods: usage}, pods)
 		assert.Equal(t, before, pods, "%s: active pods untouched", s.name)
 		assert.Equal(t, s.conditions, r.Conditions, s.name)
 		assert.Equal(t, s.conditions, m.Conditions(), s.name)
@@ -121,13 +120,13 @@ func TestSynchronizeSkipsCriticalPods(t *testing.T) {
 	critical := pod("critical", ranking.SystemCriticalPriority, "")
 	normal := pod("normal", 100, "")
 	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{"static": {MemoryWorkingSet: mi}, "critical": {MemoryWorkingSet: mi}, "normal": {MemoryWorkingSet: mi}})
-	r := m.Synchronize(Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{normal, critical, static})
+	r := m.Synchronize(clk.Now(), Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{normal, critical, static})
 	assert.Equal(t, []string{"static", "normal", "critical"}, names(r.Ranked))
 	require.NotNil(t, r.Victim)
 	assert.Equal(t, "normal", r.Victim.Pod.Name)
 
 	clk.Step(10 * time.Second)
-	r = m.Synchronize(Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{critical, static})
+	r = m.Synchronize(clk.Now(), Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{critical, static})
 	assert.Len(t, r.Ranked, 2)
 	assert.Nil(t, r.Victim, "only critical pods left")
 }
@@ -143,7 +142,7 @@ func TestSynchronizeLocalStorageFirst(t *testing.T) {
 		"other":   {MemoryWorkingSet: 4096 * mi},
 	})
 	stats := Stats{Node: memory(100, clk.Now()), Pods: usage}
-	r := m.Synchronize(stats, []*v1.Pod{other, scratch})
+	r := m.Synchronize(clk.Now(), stats, []*v1.Pod{other, scratch})
 	require.Len(t, r.LocalStorage, 1)
 	e := r.LocalStorage[0]
 	assert.Equal(t, "scratch", e.Pod.Name)
@@ -157,7 +156,7 @@ func TestSynchronizeLocalStorageFirst(t *testing.T) {
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeMemoryPressure}, r.Conditions)
 
 	m, clk = newManager(t, Config{Thresholds: parse(t, thresholds.Config{Hard: map[string]string{"memory.available": "1Gi"}}), DisableLocalStorageCapacityIsolation: true})
-	r = m.Synchronize(Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{other, scratch})
+	r = m.Synchronize(clk.Now(), Stats{Node: memory(100, clk.Now()), Pods: usage}, []*v1.Pod{other, scratch})
 	assert.Empty(t, r.LocalStorage, "local-storage isolation off")
 	require.NotNil(t, r.Victim)
 	assert.Equal(t, "other", r.Victim.Pod.Name)
@@ -167,7 +166,7 @@ func TestSynchronizeNodeReclaim(t *testing.T) {
 	m, clk := newManager(t, Config{Thresholds: parse(t, thresholds.Config{Hard: map[string]string{"nodefs.available": "10%"}})})
 	p := pod("p", 0, "")
 	usage := ranking.UsageByUID(map[types.UID]ranking.Usage{"p": {Containers: []ranking.ContainerUsage{{Name: "c", Rootfs: ranking.FSUsage{UsedBytes: 1 << 30}}}}})
-	r := m.Synchronize(Stats{Node: nodefs(5, clk.Now()), Pods: usage}, []*v1.Pod{p})
+	r := m.Synchronize(clk.Now(), Stats{Node: nodefs(5, clk.Now()), Pods: usage}, []*v1.Pod{p})
 	assert.Equal(t, []thresholds.ReclaimAction{thresholds.DeleteAllUnusedContainers, thresholds.DeleteUnusedImages}, r.NodeReclaim)
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeDiskPressure}, r.Conditions)
 	require.NotNil(t, r.Victim, "the victim the kubelet evicts if garbage collection is not enough")
@@ -177,7 +176,7 @@ func TestSynchronizeNodeReclaim(t *testing.T) {
 
 	// With a dedicated image filesystem, nodefs has no node-level reclaim.
 	m, clk = newManager(t, Config{Thresholds: parse(t, thresholds.Config{Hard: map[string]string{"nodefs.available": "10%"}}), Layout: thresholds.Layout{DedicatedImageFs: true}})
-	r = m.Synchronize(Stats{Node: nodefs(5, clk.Now()), Pods: usage}, []*v1.Pod{p})
+	r = m.Synchronize(clk.Now(), Stats{Node: nodefs(5, clk.Now()), Pods: usage}, []*v1.Pod{p})
 	assert.Empty(t, r.NodeReclaim)
 	require.NotNil(t, r.Victim)
 }
@@ -188,24 +187,24 @@ func TestSynchronizeSameStatsTwice(t *testing.T) {
 	m, clk := newManager(t, Config{Thresholds: parse(t, thresholds.Config{Hard: map[string]string{"memory.available": "1Gi"}})})
 	pods := []*v1.Pod{pod("a", 0, ""), pod("b", 0, "")}
 	at := clk.Now()
-	r := m.Synchronize(Stats{Node: memory(100, at)}, pods)
+	r := m.Synchronize(clk.Now(), Stats{Node: memory(100, at)}, pods)
 	require.NotNil(t, r.Victim)
 	clk.Step(10 * time.Second)
-	r = m.Synchronize(Stats{Node: memory(100, at)}, pods)
+	r = m.Synchronize(clk.Now(), Stats{Node: memory(100, at)}, pods)
 	assert.Nil(t, r.Victim, "stale statistics")
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeMemoryPressure}, r.Conditions, "the condition stays")
-	r = m.Synchronize(Stats{Node: memory(100, time.Time{})}, pods)
+	r = m.Synchronize(clk.Now(), Stats{Node: memory(100, time.Time{})}, pods)
 	assert.NotNil(t, r.Victim, "statistics without a time")
 }
 
 func TestFirstCycleWarnings(t *testing.T) {
 	ts := parse(t, thresholds.Config{Hard: map[string]string{"nodefs.available": "10%", "containerfs.available": "1Gi"}})
 	m, clk := newManager(t, Config{Thresholds: ts})
-	r := m.Synchronize(Stats{Node: nodefs(50, clk.Now())}, nil)
+	r := m.Synchronize(clk.Now(), Stats{Node: nodefs(50, clk.Now())}, nil)
 	require.Len(t, r.Warnings, 1)
 	assert.True(t, errors.Is(r.Warnings[0], thresholds.ErrContainerFsOverride))
 	assert.Contains(t, r.Warnings[0].Error(), "containerfs.available<1Gi")
-	r = m.Synchronize(Stats{Node: nodefs(50, clk.Now())}, nil)
+	r = m.Synchronize(clk.Now(), Stats{Node: nodefs(50, clk.Now())}, nil)
 	assert.Empty(t, r.Warnings, "only the first cycle reports them")
 	assert.True(t, slices.ContainsFunc(m.Thresholds(), func(t thresholds.Threshold) bool {
 		return t.Signal == thresholds.ContainerFsAvailable && t.Value.Percentage == 0.1
@@ -221,7 +220,7 @@ func TestFirstCycleUsesContainerFs(t *testing.T) {
 	m, clk := newManager(t, Config{Thresholds: parse(t, thresholds.Config{Hard: map[string]string{"nodefs.available": "10%"}})})
 	s := nodefs(50, clk.Now())
 	s.ContainerFs = &thresholds.FsStats{Time: clk.Now(), AvailableBytes: u64(1 << 30), CapacityBytes: u64(100 << 30)}
-	r := m.Synchronize(Stats{Node: s}, nil)
+	r := m.Synchronize(clk.Now(), Stats{Node: s}, nil)
 	assert.Equal(t, []v1.NodeConditionType{v1.NodeDiskPressure}, r.Conditions, "upstream: none in the first cycle")
 	assert.Equal(t, thresholds.ContainerFsAvailable, r.Evaluation.Signal)
 }
@@ -244,7 +243,7 @@ func TestNewManagerErrors(t *testing.T) {
 
 func TestNoThresholdsNoLocalStorage(t *testing.T) {
 	m, clk := newManager(t, Config{Thresholds: []thresholds.Threshold{}, DisableLocalStorageCapacityIsolation: true})
-	r := m.Synchronize(Stats{Node: memory(1, clk.Now())}, []*v1.Pod{pod("a", 0, "")})
+	r := m.Synchronize(clk.Now(), Stats{Node: memory(1, clk.Now())}, []*v1.Pod{pod("a", 0, "")})
 	assert.Equal(t, Result{Time: start}, r, "nothing to do, as upstream returns at once")
 }
 

@@ -44,7 +44,7 @@ func TestPropertyVictim(t *testing.T) {
 		}
 		layout := rapid.SampledFrom([]thresholds.Layout{{}, {DedicatedImageFs: true}, {DedicatedImageFs: true, SplitContainerImageFs: true}}).Draw(t, "layout")
 		clk := testingclock.NewFakeClock(start)
-		m, err := NewManager(Config{Thresholds: ts, Layout: layout, MaxPodGracePeriodSeconds: 20, Clock: clk})
+		m, err := NewManager(Config{Thresholds: ts, Layout: layout, MaxPodGracePeriodSeconds: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestPropertyVictim(t *testing.T) {
 				before[j] = p.DeepCopy()
 			}
 			order := slices.Clone(pods)
-			r := m.Synchronize(Stats{Node: s, Pods: ranking.UsageByUID(usage)}, pods)
+			r := m.Synchronize(clk.Now(), Stats{Node: s, Pods: ranking.UsageByUID(usage)}, pods)
 
 			if !slices.Equal(order, pods) {
 				t.Fatalf("cycle %d: active pods reordered", i)

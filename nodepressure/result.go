@@ -14,7 +14,7 @@ import (
 // garbage collections, read the stats again and skip the Victim when
 // [Manager.ReclaimSatisfied] says so; kill the Victim.
 type Result struct {
-	// Time is the time of the cycle, read from the manager's clock.
+	// Time is the time of the cycle, the now given to Synchronize.
 	Time time.Time
 	// Warnings are the non-fatal findings of the containerfs step (each
 	// wraps [thresholds.ErrContainerFsOverride]); only the first cycle has

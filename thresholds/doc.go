@@ -42,7 +42,7 @@
 // [NodeConditionsLastObservedAt], [NodeConditionsObservedSince],
 // [UpdatedStats], [StarvedResources] and [KillGracePeriod]. An [Evaluator]
 // chains them and keeps the state between cycles; [Evaluator.Observe] takes
-// the time as an argument, [Evaluator.ObserveNow] reads an injected clock.
+// the time as an argument and reads no clock.
 // Its [Result] carries the node conditions to report and, if a resource is
 // starved, the threshold, signal and resource to reclaim and whether the
 // threshold is soft, which is what a caller needs to choose a pod ranking

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 )
 
 // DefaultPressureTransitionPeriod is the kubelet's default
@@ -26,9 +25,6 @@ type Options struct {
 	// MaxPodGracePeriodSeconds is --eviction-max-pod-grace-period, the kill
 	// grace period of pods evicted for a soft threshold (default 0).
 	MaxPodGracePeriodSeconds int64
-	// Clock is read by [Evaluator.ObserveNow]; nil means the real clock.
-	// [Evaluator.Observe] takes the time as an argument instead.
-	Clock clock.PassiveClock
 }
 
 // Evaluator runs the kubelet eviction manager's threshold pipeline
@@ -43,7 +39,6 @@ type Evaluator struct {
 	thresholds []Threshold
 	period     time.Duration
 	maxGrace   int64
-	clock      clock.PassiveClock
 
 	prevMet    []Threshold
 	first      ThresholdTimes
@@ -70,15 +65,10 @@ func NewEvaluator(ts []Threshold, opts Options) (*Evaluator, error) {
 	if period == 0 {
 		period = DefaultPressureTransitionPeriod
 	}
-	c := opts.Clock
-	if c == nil {
-		c = clock.RealClock{}
-	}
 	return &Evaluator{
 		thresholds: slices.Clone(ts),
 		period:     period,
 		maxGrace:   opts.MaxPodGracePeriodSeconds,
-		clock:      c,
 	}, nil
 }
 
@@ -124,11 +114,6 @@ func (r Result) GracePeriodOverride(pod *v1.Pod) int64 {
 		podGrace = pod.Spec.TerminationGracePeriodSeconds
 	}
 	return KillGracePeriod(r.Threshold, r.MaxPodGracePeriodSeconds, podGrace)
-}
-
-// ObserveNow is [Evaluator.Observe] at the time of the evaluator's clock.
-func (e *Evaluator) ObserveNow(obs Observations) Result {
-	return e.Observe(e.clock.Now(), obs)
 }
 
 // Observe runs one cycle of the kubelet's synchronize on the observations

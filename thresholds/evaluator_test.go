@@ -25,7 +25,7 @@ func runSteps(t *testing.T, e *Evaluator, clk *clocktesting.FakePassiveClock, st
 	t.Helper()
 	for _, s := range steps {
 		clk.SetTime(clk.Now().Add(s.advance))
-		r := e.ObserveNow(Observations{MemoryAvailable: obs(s.available, "8Gi", clk.Now())})
+		r := e.Observe(clk.Now(), Observations{MemoryAvailable: obs(s.available, "8Gi", clk.Now())})
 		if s.pressure {
 			assert.Equal(t, []v1.NodeConditionType{v1.NodeMemoryPressure}, r.Conditions, s.name)
 		} else {
@@ -55,7 +55,7 @@ func TestEvaluatorTimeline(t *testing.T) {
 	})
 	require.NoError(t, err)
 	clk := clocktesting.NewFakePassiveClock(t0)
-	e, err := NewEvaluator(ts, Options{MaxPodGracePeriodSeconds: 5, PressureTransitionPeriod: 5 * time.Minute, Clock: clk})
+	e, err := NewEvaluator(ts, Options{MaxPodGracePeriodSeconds: 5, PressureTransitionPeriod: 5 * time.Minute})
 	require.NoError(t, err)
 	runSteps(t, e, clk, []step{
 		{name: "no pressure", available: "2Gi"},
@@ -73,7 +73,7 @@ func TestEvaluatorSoftGraceRestarts(t *testing.T) {
 	// A soft threshold un-met for one cycle restarts its grace period.
 	ts := []Threshold{{Signal: MemoryAvailable, Value: qv("2Gi"), GracePeriod: 2 * time.Minute}}
 	clk := clocktesting.NewFakePassiveClock(t0)
-	e, err := NewEvaluator(ts, Options{Clock: clk})
+	e, err := NewEvaluator(ts, Options{})
 	require.NoError(t, err)
 	runSteps(t, e, clk, []step{
 		{name: "soft met", available: "1Gi", pressure: true},
@@ -91,7 +91,7 @@ func TestEvaluatorMinReclaimTimeline(t *testing.T) {
 	})
 	require.NoError(t, err)
 	clk := clocktesting.NewFakePassiveClock(t0)
-	e, err := NewEvaluator(ts, Options{Clock: clk})
+	e, err := NewEvaluator(ts, Options{})
 	require.NoError(t, err)
 	runSteps(t, e, clk, []step{
 		{name: "nothing", available: "2Gi"},

@@ -7,7 +7,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/thresholds"
 )
@@ -151,14 +150,14 @@ func Example_evictionManager() {
 		Soft:            map[string]string{"memory.available": "2Gi"},
 		SoftGracePeriod: map[string]string{"memory.available": "1m"},
 	})
-	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	e, _ := thresholds.NewEvaluator(ts, thresholds.Options{MaxPodGracePeriodSeconds: 30, Clock: clk})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e, _ := thresholds.NewEvaluator(ts, thresholds.Options{MaxPodGracePeriodSeconds: 30})
 	pod := &v1.Pod{}
 
 	for _, available := range []string{"3Gi", "1500Mi", "1500Mi", "1500Mi", "500Mi", "3Gi"} {
 		a, c := resource.MustParse(available), resource.MustParse("8Gi")
-		r := e.ObserveNow(thresholds.Observations{
-			thresholds.MemoryAvailable: {Available: &a, Capacity: &c, Time: clk.Now()},
+		r := e.Observe(now, thresholds.Observations{
+			thresholds.MemoryAvailable: {Available: &a, Capacity: &c, Time: now},
 		})
 		fmt.Printf("%-6s conditions=%v", available, r.Conditions)
 		if r.Reclaim {
@@ -167,7 +166,7 @@ func Example_evictionManager() {
 			fmt.Printf(" reclaim %s for %v soft=%v grace=%ds", r.Resource, r.Threshold, r.Soft, r.GracePeriodOverride(pod))
 		}
 		fmt.Println()
-		clk.SetTime(clk.Now().Add(30 * time.Second))
+		now = now.Add(30 * time.Second)
 	}
 	// Output:
 	// 3Gi    conditions=[]

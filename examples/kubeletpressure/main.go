@@ -31,7 +31,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/nodepressure"
 	"github.com/evictkit/eviction/ranking"
@@ -74,10 +73,9 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The kubelet's eviction manager, on a fake clock stepped once per
-	// monitoring period.
-	clk := testingclock.NewFakeClock(start)
-	pm, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, MaxPodGracePeriodSeconds: maxPodGrace, Clock: clk})
+	// The kubelet's eviction manager, called once per monitoring period
+	// with that cycle's time.
+	pm, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, MaxPodGracePeriodSeconds: maxPodGrace})
 	if err != nil {
 		return err
 	}
@@ -97,7 +95,6 @@ func run(out io.Writer) error {
 
 	m := &manager{w: w, node: n, pm: pm, maxGrace: maxPodGrace}
 	for now := start; now.Sub(start) <= 7*time.Minute; now = now.Add(period) {
-		clk.SetTime(now)
 		for _, s := range story {
 			if s.at == now.Sub(start) {
 				fmt.Fprintf(w, "%s  » %s\n", clock(now), s.text)

@@ -28,12 +28,12 @@ type manager struct {
 	conds []v1.NodeConditionType // conditions reported last cycle
 }
 
-// synchronize runs one cycle at now, the time of the manager's clock.
+// synchronize runs one cycle at now.
 // The stats carry the cycle's time: the kubelet refuses to evict twice on
 // stats that did not change, so a real kubelet whose cAdvisor lags skips a
 // cycle instead.
 func (m *manager) synchronize(now time.Time) {
-	r := m.pm.Synchronize(nodepressure.Stats{Node: m.node.summary(now), Pods: m.node.usage(now)}, m.node.pods)
+	r := m.pm.Synchronize(now, nodepressure.Stats{Node: m.node.summary(now), Pods: m.node.usage(now)}, m.node.pods)
 	ev := r.Evaluation
 
 	conds := "-"
