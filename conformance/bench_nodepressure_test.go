@@ -77,7 +77,7 @@ func BenchmarkSynchronize(b *testing.B) {
 	b.Run("pods=110/evictkit", func(b *testing.B) {
 		node, _ := c.node(gen.Epoch, c.nodefsGi, nil)
 		clk := testingclock.NewFakeClock(gen.Epoch)
-		m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, Clock: clk})
+		m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func BenchmarkSynchronize(b *testing.B) {
 		for b.Loop() {
 			clk.Step(10 * time.Second)
 			setOurTime(&node, clk.Now())
-			if r := m.Synchronize(nodepressure.Stats{Node: node, Pods: usage}, p.pods); r.Victim != nil {
+			if r := m.Synchronize(clk.Now(), nodepressure.Stats{Node: node, Pods: usage}, p.pods); r.Victim != nil {
 				kills++
 			}
 		}

@@ -272,7 +272,7 @@ func TestManagerSequences(t *testing.T) {
 		up := newUpstreamManager(s.thresholds, s.layout, s.period, s.maxGrace, gen.Epoch)
 		clk := testingclock.NewFakeClock(gen.Epoch)
 		ours, err := nodepressure.NewManager(nodepressure.Config{Thresholds: s.thresholds, Layout: s.layout,
-			PressureTransitionPeriod: s.period, MaxPodGracePeriodSeconds: s.maxGrace, Clock: clk})
+			PressureTransitionPeriod: s.period, MaxPodGracePeriodSeconds: s.maxGrace})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestManagerSequences(t *testing.T) {
 				want.Statuses = append(want.Statuses, normalized(k.status, before[k.pod.Name]))
 			}
 
-			r := ours.Synchronize(nodepressure.Stats{Node: ourNode, Pods: usage}, active)
+			r := ours.Synchronize(clk.Now(), nodepressure.Stats{Node: ourNode, Pods: usage}, active)
 			var got cycleOutcome
 			got.Conditions = slices.Sorted(slices.Values(r.Conditions))
 			var kills []nodepressure.Eviction
