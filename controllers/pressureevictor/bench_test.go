@@ -54,7 +54,7 @@ func BenchmarkCycle110Pods(b *testing.B) {
 		b.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(start)
-	m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, Clock: clk, PressureTransitionPeriod: -1, DisableLocalStorageCapacityIsolation: true})
+	m, err := nodepressure.NewManager(nodepressure.Config{Thresholds: ts, PressureTransitionPeriod: -1, DisableLocalStorageCapacityIsolation: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkCycle110Pods(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := m.Synchronize(nodepressure.Stats{Node: s.Node, Pods: s.Usage}, pods)
+		r := m.Synchronize(clk.Now(), nodepressure.Stats{Node: s.Node, Pods: s.Usage}, pods)
 		if r.Victim == nil {
 			b.Fatal("no victim")
 		}

@@ -195,7 +195,6 @@ func New(cfg Config) (*Evictor, error) {
 		PressureTransitionPeriod:             -1, // conditions are the kubelet's to report
 		DisableLocalStorageCapacityIsolation: true,
 		Ranking:                              cfg.Ranking,
-		Clock:                                cfg.Clock,
 	})
 	if err != nil {
 		return nil, wrapped{err}
@@ -322,7 +321,7 @@ func (e *Evictor) run(ctx context.Context) report {
 		}
 	}
 
-	res := e.manager.Synchronize(nodepressure.Stats{Node: s.Node, Pods: s.Usage}, active)
+	res := e.manager.Synchronize(now, nodepressure.Stats{Node: s.Node, Pods: s.Usage}, active)
 	e.cfg.Metrics.observe(res.Observations)
 	ev := res.Evaluation
 	if !ev.Reclaim {
