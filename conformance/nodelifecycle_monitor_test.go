@@ -156,10 +156,7 @@ func (a clientAPI) SwapTaints(ctx context.Context, name string, s ours.Swap) err
 
 func (a clientAPI) UpdatePodStatus(ctx context.Context, pod *v1.Pod) error {
 	_, err := a.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return err // NotFound included: the Monitor takes the pod as gone
 }
 
 // monitorNames are the nodes of a monitor sequence.

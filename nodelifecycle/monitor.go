@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/evictkit/eviction/timedqueue"
 )
@@ -46,7 +49,9 @@ type API interface {
 	// read the node, add s.Add stamped with the current time, remove s.Remove, write, retrying
 	// conflicts. [Swap.Apply] computes the result.
 	SwapTaints(ctx context.Context, nodeName string, s Swap) error
-	// UpdatePodStatus writes pod.Status (UpdateStatus). NotFound is not an error: return nil.
+	// UpdatePodStatus writes pod.Status (UpdateStatus). A NotFound error (as
+	// k8s.io/apimachinery's errors.IsNotFound sees it) tells the Monitor the pod is gone: it
+	// is neither counted as marked nor given an event, and the pass does not fail for it.
 	UpdatePodStatus(ctx context.Context, pod *v1.Pod) error
 }
 
@@ -147,6 +152,14 @@ type NodePass struct {
 type PassResult struct {
 	// Nodes holds one entry per listed node, in the order given.
 	Nodes []NodePass
+	// Registered are the nodes listed for the first time, in the order given; Removed are
+	// the nodes the previous pass listed and this one does not, by name.
+	Registered, Removed []NodeRef
+	// Events are the events to record, in upstream's order: RegisteredNode for each
+	// registered node, RemovingNode for each removed one, then node by node the node's
+	// NodeNotReady (when the pass turned it not ready and listed its pods) and the Warning
+	// NodeNotReady of each pod it marked or tried to mark.
+	Events []Event
 	// Taints are the NoExecute taint changes written this pass, in order.
 	Taints []TaintWrite
 	// Counts are this pass's zone counts.
@@ -248,8 +261,10 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 		if !known {
 			ln = &listedNode{}
 			m.known[node.Name] = ln
+			res.Registered = append(res.Registered, NodeRef{node.Name, node.UID})
+			res.Events = append(res.Events, RegisteredNode(node.Name, node.UID))
 		}
-		ln.pass = m.passes
+		ln.pass, ln.uid = m.passes, node.UID
 		zones[i] = ln.zoneKey(node)
 		m.ensureZone(zones[i])
 		if !known {
@@ -261,8 +276,13 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	}
 	for name, ln := range m.known {
 		if ln.pass != m.passes {
+			res.Removed = append(res.Removed, NodeRef{name, ln.uid})
 			delete(m.known, name)
 		}
+	}
+	slices.SortFunc(res.Removed, func(a, b NodeRef) int { return strings.Compare(a.Name, b.Name) })
+	for _, r := range res.Removed {
+		res.Events = append(res.Events, RemovingNode(r.Name, r.UID))
 	}
 
 	// 2 and 3. Judgement and actions, node by node.
@@ -405,13 +425,21 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 				return np
 			}
 		}
+		if np.TurnedNotReady {
+			res.Events = append(res.Events, NodeNotReady(np.Node.Name, np.Node.UID))
+		}
 		var failed []error
 		for _, pod := range pods {
 			marked, ok := MarkPodNotReady(pod, name, m.now)
 			if !ok {
 				continue
 			}
-			if err := m.updatePod(ctx, marked); err != nil {
+			err := m.updatePod(ctx, marked)
+			if apierrors.IsNotFound(err) {
+				continue // gone meanwhile
+			}
+			res.Events = append(res.Events, PodNotReady(marked)) // written or not, as upstream
+			if err != nil {
 				failed = append(failed, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, name, ErrCallFailed, err))
 				continue
 			}
@@ -500,27 +528,42 @@ func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name strin
 }
 
 // PodBound is upstream processPod for a pod just bound to a node ([PodBindingChanged]): when
-// the Ready condition saved for the node is not True, the pod is marked not ready and the
-// written copy returned. It returns nil when the node has no saved Ready condition or the pod
-// needs no change. On an error, retry the pod later (upstream requeues it rate-limited).
-func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (*v1.Pod, error) {
+// the Ready condition saved for the node is not True, the pod is marked not ready. The result
+// holds the written copy (nil when the node has no saved Ready condition, the pod needs no
+// change, is gone or the write failed) and the pod's Warning NodeNotReady event, recorded as
+// upstream records it: after the write, whether it succeeded or not, unless the pod is gone.
+// On an error, retry the pod later (upstream requeues it rate-limited).
+func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (PodBoundResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if pod == nil {
-		return nil, nil
+		return PodBoundResult{}, nil
 	}
 	_, mark, ok := PodBoundToNode(m.probes[pod.Spec.NodeName])
 	if !ok || !mark {
-		return nil, nil
+		return PodBoundResult{}, nil
 	}
 	marked, changed := MarkPodNotReady(pod, pod.Spec.NodeName, now)
 	if !changed {
-		return nil, nil
+		return PodBoundResult{}, nil
 	}
-	if err := m.updatePod(ctx, marked); err != nil {
-		return nil, fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
+	err := m.updatePod(ctx, marked)
+	switch {
+	case apierrors.IsNotFound(err):
+		return PodBoundResult{}, nil
+	case err != nil:
+		return PodBoundResult{Events: []Event{PodNotReady(marked)}},
+			fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
 	}
-	return marked, nil
+	return PodBoundResult{Pod: marked, Events: []Event{PodNotReady(marked)}}, nil
+}
+
+// PodBoundResult is what [Monitor.PodBound] did to a pod.
+type PodBoundResult struct {
+	// Pod is the copy written, nil when none was.
+	Pod *v1.Pod
+	// Events are the events to record.
+	Events []Event
 }
 
 // Probe returns the state saved for a node (upstream nodeHealthMap), and whether there is one.
@@ -599,7 +642,14 @@ func (m *Monitor) InQueue(zone, name string) (queued, tombstone bool) {
 // again only when they changed.
 type listedNode struct {
 	pass              uint64
+	uid               types.UID
 	region, zone, key string
+}
+
+// NodeRef names a node a pass registered or removed.
+type NodeRef struct {
+	Name string
+	UID  types.UID
 }
 
 // zoneKey returns [ZoneKey] of node, the listed node.

@@ -12,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"pgregory.net/rapid"
 
 	"github.com/evictkit/eviction/taints"
@@ -24,6 +25,7 @@ type fakeAPI struct {
 	nodes  map[string]*v1.Node
 	leases map[string]string // live lease resourceVersions
 	pods   map[string]*v1.Pod
+	gone   map[string]bool // pods whose writes answer NotFound
 
 	failStatus, failSwap, failPod, failLease  int // how many of the next calls fail
 	loseStatus                                int // how many of the next status writes apply, then fail
@@ -88,6 +90,9 @@ func (a *fakeAPI) SwapTaints(_ context.Context, name string, s Swap) error {
 
 func (a *fakeAPI) UpdatePodStatus(_ context.Context, pod *v1.Pod) error {
 	a.podWrites++
+	if a.gone[pod.Name] {
+		return apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
+	}
 	if fail(&a.failPod) {
 		return errAPI
 	}
@@ -397,23 +402,30 @@ func TestMonitorPodBound(t *testing.T) {
 	pod := readyPod("p", "n1")
 	got, err := m.PodBound(ctx, t0, pod)
 	require.NoError(t, err)
-	assert.Nil(t, got, "no saved probe yet")
+	assert.Zero(t, got, "no saved probe yet")
 
 	_, err = m.Pass(ctx, t0, api.input(nil))
 	require.NoError(t, err)
 	got, err = m.PodBound(ctx, t0, pod)
 	require.NoError(t, err)
-	assert.Nil(t, got, "node Ready")
+	assert.Zero(t, got, "node Ready")
 
 	_, err = m.Pass(ctx, at(55*time.Second), api.input(nil))
 	require.NoError(t, err)
 	api.failPod = 1
-	_, err = m.PodBound(ctx, at(56*time.Second), pod)
+	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.ErrorIs(t, err, errAPI)
+	assert.Nil(t, got.Pod, "not written")
+	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events, "upstream records the event after a failed write too")
 	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.NoError(t, err)
-	require.NotNil(t, got)
-	assert.Equal(t, v1.ConditionFalse, podReady(got))
+	require.NotNil(t, got.Pod)
+	assert.Equal(t, v1.ConditionFalse, podReady(got.Pod))
+	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events)
+	api.gone = map[string]bool{"p": true}
+	got, err = m.PodBound(ctx, at(57*time.Second), pod)
+	require.NoError(t, err, "a pod gone meanwhile is no error")
+	assert.Zero(t, got, "and has no event")
 	assert.Equal(t, v1.ConditionTrue, podReady(pod), "the caller's pod is not modified")
 }
 
@@ -569,4 +581,40 @@ func TestMonitorPassReusesNodes(t *testing.T) {
 		}
 		last = got.Nodes
 	}
+}
+
+// A pass reports the events upstream records, in its order: nodes registered (as listed) and
+// removed (by name) first, then node by node the NodeNotReady of a node the pass turned not
+// ready and the Warning of each of its pods, written or not, except a pod gone meanwhile.
+func TestMonitorPassEvents(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "z", at(-time.Hour), t0)
+	api.node("n2", "z", at(-time.Hour), t0)
+	api.node("n3", "z", at(-time.Hour), at(time.Hour)) // heartbeats throughout
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	res, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	n1, n2, n3 := api.nodes["n1"], api.nodes["n2"], api.nodes["n3"]
+	assert.Equal(t, []NodeRef{{"n1", n1.UID}, {"n2", n2.UID}, {"n3", n3.UID}}, res.Registered)
+	assert.Equal(t, []Event{RegisteredNode("n1", n1.UID), RegisteredNode("n2", n2.UID), RegisteredNode("n3", n3.UID)}, res.Events)
+
+	for _, name := range []string{"a", "b", "c"} {
+		api.pods[name] = readyPod(name, "n1")
+	}
+	api.pods["d"] = readyPod("d", "n2")
+	api.gone = map[string]bool{"b": true}
+	api.failPod = 1 // the first pod write fails
+	delete(api.nodes, "n3")
+	res, err = m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.ErrorIs(t, err, errAPI)
+	assert.Empty(t, res.Registered)
+	assert.Equal(t, []NodeRef{{"n3", n3.UID}}, res.Removed)
+	// The fake API lists pods in map order: compare each node's pod events as a set.
+	require.GreaterOrEqual(t, len(res.Events), 6)
+	assert.Equal(t, RemovingNode("n3", n3.UID), res.Events[0])
+	assert.Equal(t, NodeNotReady("n1", n1.UID), res.Events[1])
+	assert.ElementsMatch(t, []Event{PodNotReady(api.pods["a"]), PodNotReady(api.pods["c"])}, res.Events[2:4], "b is gone: no event")
+	assert.Equal(t, []Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
+	assert.Len(t, res.Nodes[0].PodsNotReady, 1, "one write of a and c failed, b is gone")
 }

@@ -69,7 +69,6 @@ type Controller struct {
 	cfg     Config
 	api     *api
 	monitor *nodelifecycle.Monitor
-	known   registry // the nodes the last pass listed; the pass loop's own
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -105,7 +104,7 @@ func New(cfg Config) (*Controller, error) {
 	if err := podindex.Add(pods); err != nil {
 		return nil, fmt.Errorf("node lifecycle: %w", err)
 	}
-	c := &Controller{cfg: cfg, api: &api{client: cfg.Client, clock: cfg.Clock}, known: registry{}}
+	c := &Controller{cfg: cfg, api: &api{client: cfg.Client, clock: cfg.Clock}}
 	c.monitor = nodelifecycle.NewMonitor(c.api, cfg.Settings)
 	return c, nil
 }
@@ -225,7 +224,6 @@ func (c *Controller) pass(ctx context.Context) {
 		return
 	}
 	sortNodes(nodes)
-	c.known.update(c.api.recorder, nodes)
 
 	// Upstream times each node's turn in the pass (judgement, status write,
 	// taints, pods: node_collector_update_node_health_duration_seconds). The
@@ -241,10 +239,9 @@ func (c *Controller) pass(ctx context.Context) {
 			c.cfg.Metrics.nodeTook(now.Sub(turn))
 		}
 	}
-	pe := &passEvents{listed: map[string]bool{}, pods: map[string][]*v1.Pod{}}
 	leaseLister := c.cfg.Leases.Lister().Leases(v1.NamespaceNodeLease)
 	indexer := c.cfg.Pods.Informer().GetIndexer()
-	res, err := c.monitor.Pass(withPassEvents(ctx, pe), start, nodelifecycle.PassInput{
+	res, err := c.monitor.Pass(ctx, start, nodelifecycle.PassInput{
 		Nodes: nodes,
 		Lease: func(name string) *coordinationv1.Lease {
 			now := c.cfg.Clock.Now()
@@ -257,17 +254,13 @@ func (c *Controller) pass(ctx context.Context) {
 			return l
 		},
 		LeaseCacheRV: c.cfg.Leases.Informer().LastSyncResourceVersion(),
-		Pods: func(node string) ([]*v1.Pod, error) {
-			pods, err := podindex.PodsOn(indexer, node)
-			pe.listed[node] = err == nil
-			return pods, err
-		},
+		Pods:         func(node string) ([]*v1.Pod, error) { return podindex.PodsOn(indexer, node) },
 	})
 	endTurn(c.cfg.Clock.Now())
 	if err != nil {
 		c.cfg.Logger.Error("monitor pass", "err", err)
 	}
-	pe.flush(c.api.recorder, res.Nodes)
+	recordEvents(c.api.recorder, res.Events)
 	for _, tw := range res.Taints {
 		if tw.Err == nil {
 			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
@@ -377,7 +370,9 @@ func (c *Controller) podBound(ctx context.Context, key string) bool {
 		c.cfg.Logger.Info("pod bound to a node not in the cache", "pod", key, "node", pod.Spec.NodeName)
 		return false
 	}
-	if _, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod); err != nil {
+	res, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod)
+	recordEvents(c.api.recorder, res.Events)
+	if err != nil {
 		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
 		return false
 	}
@@ -436,16 +431,8 @@ func (a *api) SwapTaints(ctx context.Context, name string, s nodelifecycle.Swap)
 	})
 }
 
-// UpdatePodStatus writes a pod marked not ready and, unless the pod is gone,
-// records its NodeNotReady event: upstream records it after the write,
-// whether the write succeeded or not.
+// UpdatePodStatus writes a pod marked not ready.
 func (a *api) UpdatePodStatus(ctx context.Context, pod *v1.Pod) error {
 	_, err := a.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if a.recorder != nil {
-		podMarked(ctx, a.recorder, pod)
-	}
 	return err
 }

@@ -272,9 +272,11 @@ func TestEvents(t *testing.T) {
 	if _, err := h.client.CoreV1().Pods("ns").Create(h.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.c.monitor.PodBound(h.ctx, h.clock.Now(), late); err != nil {
+	res, err := h.c.monitor.PodBound(h.ctx, h.clock.Now(), late)
+	if err != nil {
 		t.Fatal(err)
 	}
+	recordEvents(h.c.api.recorder, res.Events) // as podBound does
 	h.expectEvents("pod bound to b",
 		`Pod ns/late (uid-late): Warning NodeNotReady "Node is not ready"`,
 	)
