@@ -58,6 +58,10 @@ type Config struct {
 	Recorder record.EventRecorder
 	// Metrics records zone and eviction metrics; nil records nothing.
 	Metrics *Metrics
+	// QueueMetrics, if set, reports the node and pod work queues under
+	// client-go's workqueue_* names, labelled node_lifecycle_controller and
+	// node_lifecycle_controller_pods as upstream's are.
+	QueueMetrics workqueue.MetricsProvider
 	// Logger receives the controller's log lines; nil discards them.
 	Logger *slog.Logger
 	// Clock is the controller's time; nil is the real clock.
@@ -116,9 +120,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer c.startRecording(ctx)()
 	// Upstream's queues, under upstream's names.
 	nodeQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller", Clock: c.cfg.Clock})
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller", Clock: c.cfg.Clock, MetricsProvider: c.cfg.QueueMetrics})
 	podQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller_pods", Clock: c.cfg.Clock})
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller_pods", Clock: c.cfg.Clock, MetricsProvider: c.cfg.QueueMetrics})
 	defer nodeQueue.ShutDown()
 	defer podQueue.ShutDown()
 

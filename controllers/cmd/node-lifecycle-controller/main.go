@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/evictkit/eviction/controllers/internal/command"
+	"github.com/evictkit/eviction/controllers/internal/queuemetrics"
 	"github.com/evictkit/eviction/controllers/nodelifecyclecontroller"
 	"github.com/evictkit/eviction/nodelifecycle"
 )
@@ -115,6 +116,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	queueMetrics, err := queuemetrics.New(reg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	err = command.Main(o.client, nodelifecyclecontroller.ControllerName, reg, log, func(ctx context.Context, client kubernetes.Interface) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
 		// Node Leases live in kube-node-lease; RBAC grants no other.
@@ -123,13 +129,14 @@ func main() {
 		// node-controller, as kube-controller-manager's) through a
 		// broadcaster it shuts down when it returns.
 		c, err := nodelifecyclecontroller.New(nodelifecyclecontroller.Config{
-			Client:   client,
-			Nodes:    factory.Core().V1().Nodes(),
-			Pods:     factory.Core().V1().Pods(),
-			Leases:   leases.Coordination().V1().Leases(),
-			Settings: s,
-			Metrics:  metrics,
-			Logger:   log,
+			Client:       client,
+			Nodes:        factory.Core().V1().Nodes(),
+			Pods:         factory.Core().V1().Pods(),
+			Leases:       leases.Coordination().V1().Leases(),
+			Settings:     s,
+			Metrics:      metrics,
+			QueueMetrics: queueMetrics.Workqueue(),
+			Logger:       log,
 		})
 		if err != nil {
 			return err

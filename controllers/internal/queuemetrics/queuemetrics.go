@@ -8,6 +8,7 @@ package queuemetrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/evictkit/eviction/timedqueue"
 )
@@ -78,4 +79,40 @@ func (p *Provider) NewLongestRunningProcessorSecondsMetric(name string) timedque
 // NewRetriesMetric returns the queue's workqueue_retries_total.
 func (p *Provider) NewRetriesMetric(name string) timedqueue.CounterMetric {
 	return p.retries.WithLabelValues(name)
+}
+
+// Workqueue returns p as client-go's workqueue.MetricsProvider, for the
+// client-go queues a controller runs beside the library's (the node
+// lifecycle controller's node and pod queues): the same metric vectors,
+// so both kinds of queue report under one set of names.
+func (p *Provider) Workqueue() workqueue.MetricsProvider { return clientGoProvider{p} }
+
+type clientGoProvider struct{ p *Provider }
+
+func (c clientGoProvider) NewDepthMetric(name string) workqueue.GaugeMetric {
+	return c.p.depth.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewAddsMetric(name string) workqueue.CounterMetric {
+	return c.p.adds.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewLatencyMetric(name string) workqueue.HistogramMetric {
+	return c.p.latency.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
+	return c.p.work.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return c.p.unfinished.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return c.p.longest.WithLabelValues(name)
+}
+
+func (c clientGoProvider) NewRetriesMetric(name string) workqueue.CounterMetric {
+	return c.p.retries.WithLabelValues(name)
 }
