@@ -59,13 +59,12 @@
 //     past its grace period on fresh statistics.
 //   - Nothing modifies the pods, the stats or the thresholds it is given;
 //     [Result.Ranked] is a new slice.
-//   - Time is an argument: no clock, no logging, no
-//     global state, no feature-gate registry (gates are fields of
-//     [Config.Ranking] and [thresholds.Layout]).
-//   - One cycle on 110 pods with the default hard thresholds and two soft
-//     ones, evicting a pod, allocates 48 times (6.5 KiB); upstream's
-//     synchronize on the same summary allocates about 16,000 times (4 MiB)
-//     and takes some 400 times longer (conformance BenchmarkSynchronize).
+//   - Time is an argument: no clock, no logging, no global state, no
+//     feature-gate registry (gates are fields of [Config.Ranking] and
+//     [thresholds.Layout]).
+//   - A cycle allocates a small constant number of times plus the ranking's
+//     keys; BENCHMARKS.md compares it with upstream's synchronize
+//     (conformance BenchmarkSynchronize).
 //
 // # Differences from upstream
 //
