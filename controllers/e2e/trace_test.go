@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,11 @@ type event struct {
 	node string
 	// tols are a pod's tolerations, as they were when the change was seen.
 	tols []v1.Toleration
+	// rv is the resourceVersion of the object version that showed the
+	// change (0 when unknown): one etcd's revision, so it orders writes
+	// across the separate watches (nodes, pods, Events) whose deliveries
+	// may overtake one another.
+	rv uint64
 }
 
 // trace watches nodes, pods, Events and node Leases and records their
@@ -150,10 +156,11 @@ func (tr *trace) lag(from, to time.Time) time.Duration {
 	return lag
 }
 
-func (tr *trace) add(what, node string, tols []v1.Toleration) {
+func (tr *trace) add(what, node string, tols []v1.Toleration, resourceVersion string) {
+	rv, _ := strconv.ParseUint(resourceVersion, 10, 64)
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.events = append(tr.events, event{at: time.Now(), what: what, node: node, tols: tols})
+	tr.events = append(tr.events, event{at: time.Now(), what: what, node: node, tols: tols, rv: rv})
 }
 
 func taintSet(n *v1.Node) []string {
@@ -182,17 +189,17 @@ func readyOf(n *v1.Node) v1.ConditionStatus {
 func (tr *trace) node(old, cur *v1.Node) {
 	// The Ready condition first: a node's taints follow from it.
 	if r := readyOf(cur); r != readyOf(old) && r != "" {
-		tr.add("node "+cur.Name+" Ready="+string(r), cur.Name, nil)
+		tr.add("node "+cur.Name+" Ready="+string(r), cur.Name, nil, cur.ResourceVersion)
 	}
 	was, is := taintSet(old), taintSet(cur)
 	for _, k := range is {
 		if !slices.Contains(was, k) {
-			tr.add("node "+cur.Name+" +"+k, cur.Name, nil)
+			tr.add("node "+cur.Name+" +"+k, cur.Name, nil, cur.ResourceVersion)
 		}
 	}
 	for _, k := range was {
 		if !slices.Contains(is, k) {
-			tr.add("node "+cur.Name+" -"+k, cur.Name, nil)
+			tr.add("node "+cur.Name+" -"+k, cur.Name, nil, cur.ResourceVersion)
 		}
 	}
 }
@@ -210,7 +217,7 @@ func (tr *trace) recorded(e *v1.Event) {
 	if e.InvolvedObject.Namespace != "" {
 		obj = e.InvolvedObject.Namespace + "/" + obj
 	}
-	tr.add(fmt.Sprintf("event %s %s %s: %s %s %q", e.Source.Component, e.InvolvedObject.Kind, obj, e.Type, e.Reason, e.Message), "", nil)
+	tr.add(fmt.Sprintf("event %s %s %s: %s %s %q", e.Source.Component, e.InvolvedObject.Kind, obj, e.Type, e.Reason, e.Message), "", nil, e.ResourceVersion)
 }
 
 func (tr *trace) pod(old, cur *v1.Pod) {
@@ -228,16 +235,16 @@ func (tr *trace) pod(old, cur *v1.Pod) {
 	if old == nil {
 		// A pod created on a node already tainted NoExecute is judged from
 		// its arrival, not from the taint.
-		tr.add(name+" created", node, tols)
+		tr.add(name+" created", node, tols, cur.ResourceVersion)
 	}
 	if r := cond(cur, v1.PodReady); r == v1.ConditionFalse && cond(old, v1.PodReady) == v1.ConditionTrue {
-		tr.add(name+" Ready=False", node, tols)
+		tr.add(name+" Ready=False", node, tols, cur.ResourceVersion)
 	}
 	if d := cond(cur, v1.DisruptionTarget); d != "" && cond(old, v1.DisruptionTarget) == "" {
-		tr.add(name+" DisruptionTarget="+string(d), node, tols)
+		tr.add(name+" DisruptionTarget="+string(d), node, tols, cur.ResourceVersion)
 	}
 	if cur.DeletionTimestamp != nil && (old == nil || old.DeletionTimestamp == nil) {
-		tr.add(name+" deleted", node, tols)
+		tr.add(name+" deleted", node, tols, cur.ResourceVersion)
 	}
 }
 

@@ -170,7 +170,10 @@ func compareRuns(ref, got []event) (problems []string) {
 }
 
 // sameOrder reports the changes that both runs have and that must keep their
-// order (precedes), as ref has it, but come in the opposite order in got.
+// order (precedes), as ref has it, but come in the opposite order in got:
+// written in that order, by resourceVersion when both have one (a node's
+// change and its pod's arrive through separate watches, and either may be
+// delivered first), else seen in that order.
 func sameOrder(ref, got []event) (problems []string) {
 	ro := occurrences(ref)
 	pos := map[occurrence]int{}
@@ -184,12 +187,21 @@ func sameOrder(ref, got []event) (problems []string) {
 			}
 			pi, oki := pos[ro[i]]
 			pj, okj := pos[ro[j]]
-			if oki && okj && pi > pj {
+			if oki && okj && before(got, pj, pi) {
 				problems = append(problems, fmt.Sprintf("%s came after %s, which it must precede", ro[i].name(), ro[j].name()))
 			}
 		}
 	}
 	return problems
+}
+
+// before reports whether evs[i] was written (or, without resourceVersions,
+// seen) before evs[j]. Two changes of one object version are in no order.
+func before(evs []event, i, j int) bool {
+	if a, b := evs[i].rv, evs[j].rv; a != 0 && b != 0 {
+		return a < b
+	}
+	return i < j
 }
 
 func (o occurrence) name() string {

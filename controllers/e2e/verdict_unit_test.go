@@ -122,6 +122,24 @@ func TestCompareRuns(t *testing.T) {
 			}
 		})
 	}
+	// A node's change and its pod's come through separate watches: a pod
+	// seen first is in order when it was written after (its resourceVersion
+	// is higher), and out of order when it was written first.
+	withRV := func(podRV uint64) []event {
+		e := silentNode()
+		for i := range e {
+			e[i].rv = uint64(100 + i)
+		}
+		e = moveTo(e, "pod ns/a Ready=False", 4990*ms) // delivered before the node's change
+		e[find(e, "pod ns/a Ready=False")].rv = podRV
+		return e
+	}
+	if p := compareRuns(silentNode(), withRV(150)); len(p) != 0 {
+		t.Errorf("pod seen first, written after: %q", p)
+	}
+	if p := compareRuns(silentNode(), withRV(50)); len(p) != 1 || !strings.Contains(p[0], `"node n1 Ready=Unknown" came after "pod ns/a Ready=False"`) {
+		t.Errorf("pod written before its node's change: problems %q, want the inversion named", p)
+	}
 	// Events of one component about one object keep their order.
 	withCancel := append(silentNode(), at(9*s, `event taint-eviction-controller Pod ns/b: Normal TaintManagerEviction "Cancelling deletion Pod ns/b"`, ""))
 	reordered := moveTo(slices.Clone(withCancel), "event taint-eviction-controller Pod ns/b: Normal TaintManagerEviction \"Cancelling", 7000*ms)
