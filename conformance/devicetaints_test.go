@@ -52,7 +52,11 @@ var (
 	}
 )
 
-// dtTime draws a TimeAdded: one of a few times around gen.Epoch, each
+// dtBase is the time of the scenarios: where a testing/synctest bubble's
+// clock starts.
+var dtBase = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// dtTime draws a TimeAdded: one of a few times around dtBase, each
 // with its own fraction of a second (so that two evictions of different
 // taints never fall due at the same instant), or, if nilToo, sometimes
 // none.
@@ -62,7 +66,7 @@ func dtTime(nilToo bool) *rapid.Generator[*metav1.Time] {
 		if nilToo && rapid.IntRange(0, 9).Draw(t, "nil") == 0 {
 			return nil
 		}
-		return &metav1.Time{Time: gen.Epoch.Add(rapid.SampledFrom(offsets).Draw(t, "offset"))}
+		return &metav1.Time{Time: dtBase.Add(rapid.SampledFrom(offsets).Draw(t, "offset"))}
 	})
 }
 
@@ -302,7 +306,7 @@ func dtSame(up *devicetainteviction.Eviction, d devicetaints.Decision) bool {
 	if up == nil || !d.Evict {
 		return up == nil && !d.Evict
 	}
-	return up.When.Equal(d.At) && strings.Join(dtReasons(up), "; ") == strings.Join(dtTaints(d.Taints), "; ")
+	return up.When.Equal(d.At) && strings.Join(dtReasons(up), "; ") == strings.Join(dtTaints(d.Taints()), "; ")
 }
 
 func dtShow(up *devicetainteviction.Eviction) string {
@@ -385,7 +389,7 @@ func TestDeviceTaintDecisions(t *testing.T) {
 			}
 			want, got := upClaims["ns/"+c.Name], snap.Claim(c)
 			if !dtSame(want, got) {
-				t.Fatalf("claim %s: upstream %s, evictkit %v %v", c.Name, dtShow(want), got, dtTaints(got.Taints))
+				t.Fatalf("claim %s: upstream %s, evictkit %v %v", c.Name, dtShow(want), got, dtTaints(got.Taints()))
 			}
 			claims.Add(1)
 			if got.Evict {
@@ -401,13 +405,13 @@ func TestDeviceTaintDecisions(t *testing.T) {
 			}
 			want, got := up.PodEvictionTime(p), snap.Pod(p)
 			if !dtSame(want, got) {
-				t.Fatalf("pod %s: upstream %s, evictkit %v %v", show(p), dtShow(want), got, dtTaints(got.Taints))
+				t.Fatalf("pod %s: upstream %s, evictkit %v %v", show(p), dtShow(want), got, dtTaints(got.Taints()))
 			}
 			pods.Add(1)
 			if got.Evict {
 				evicting.Add(1)
-				if got.Taint.TimeAdded == nil || !got.At.Equal(dtDue(got)) {
-					t.Fatalf("pod %s: deciding taint %v does not make %v", p.Name, got.Taint, got.At)
+				if got.Taint().TimeAdded == nil || !got.At.Equal(dtDue(got)) {
+					t.Fatalf("pod %s: deciding taint %v does not make %v", p.Name, got.Taint(), got.At)
 				}
 			}
 		}
@@ -421,7 +425,7 @@ func TestDeviceTaintDecisions(t *testing.T) {
 // (checked loosely: the time lies at TimeAdded plus a whole number of
 // seconds, within the range of dtSeconds).
 func dtDue(d devicetaints.Decision) time.Time {
-	base := d.Taint.TimeAdded.Time
+	base := d.Taint().TimeAdded.Time
 	for _, s := range []int64{0, 3, 25, 60} {
 		if at := base.Add(time.Duration(s) * time.Second); at.Equal(d.At) {
 			return at

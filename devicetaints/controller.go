@@ -26,17 +26,16 @@ import (
 // ([Controller.Evicted], [Controller.Retry], [Controller.RetryStatus]).
 type Controller struct {
 	w      world
-	pods   map[types.NamespacedName]*v1.Pod
+	pods   map[types.NamespacedName]*podEntry
 	groups map[types.NamespacedName]map[string]struct{} // PodGroup → its pods' names (WorkloadResourceClaims only)
 	claims map[types.NamespacedName]*claimEntry         // the allocated claims
-	keys   []types.NamespacedName                       // claims' keys in order; nil when stale
+	order  []*claimEntry                                // the allocated claims by namespace and name; nil when stale
 	rules  map[string]*Rule                             // every rule, as the rule lister holds them
 	stats  map[types.UID]int64                          // rule UID → pods evicted for it since the start
 
-	sched    map[podRef]*scheduled // upstream's deletePodAt
-	due      schedHeap             // the scheduled evictions that are neither running nor done
-	running  map[podRef]struct{}   // evictions handed out by Step and not yet reported
-	evicted  map[types.UID]struct{}
+	due      schedHeap              // the scheduled evictions that are neither running nor done
+	running  map[types.UID]struct{} // pods whose eviction Step handed out and that is not reported yet
+	evicted  map[types.UID]struct{} // pods evicted (until their deletion)
 	work     map[ruleRef]*ruleWork
 	pending  []pendingRule
 	events   []Event
@@ -46,6 +45,25 @@ type Controller struct {
 type claimEntry struct {
 	claim *resourceapi.ResourceClaim
 	ev    *eviction
+	key   types.NamespacedName
+}
+
+// podEntry is what the controller holds for a pod name: the pod, as the
+// pod cache holds it (nil once deleted), and its scheduled evictions by
+// UID (upstream's deletePodAt), rarely more than one.
+type podEntry struct {
+	pod   *v1.Pod
+	sched []*scheduled
+}
+
+// find returns the scheduled eviction of the pod with uid, if any.
+func (e *podEntry) find(uid types.UID) (*scheduled, int) {
+	for i, s := range e.sched {
+		if s.ref.uid == uid {
+			return s, i
+		}
+	}
+	return nil, -1
 }
 
 type podRef struct {
@@ -85,13 +103,12 @@ type pendingRule struct {
 func NewController(opts Options) *Controller {
 	return &Controller{
 		w:       world{opts: opts, pools: make(map[poolKey]*pool)},
-		pods:    make(map[types.NamespacedName]*v1.Pod),
+		pods:    make(map[types.NamespacedName]*podEntry),
 		groups:  make(map[types.NamespacedName]map[string]struct{}),
 		claims:  make(map[types.NamespacedName]*claimEntry),
 		rules:   make(map[string]*Rule),
 		stats:   make(map[types.UID]int64),
-		sched:   make(map[podRef]*scheduled),
-		running: make(map[podRef]struct{}),
+		running: make(map[types.UID]struct{}),
 		evicted: make(map[types.UID]struct{}),
 		work:    make(map[ruleRef]*ruleWork),
 	}
@@ -111,7 +128,7 @@ type Eviction struct {
 	// latency from it).
 	At time.Time
 	// Taint is the taint that made it due at At; Taints are all of
-	// upstream's reasons (see [Decision]).
+	// upstream's reasons (see [Decision.Taints]).
 	Taint  Taint
 	Taints []Taint
 }
@@ -159,8 +176,6 @@ func (c *Controller) podEviction(pod *v1.Pod) *eviction {
 	})
 }
 
-func refOf(pod *v1.Pod) podRef { return podRef{ns: pod.Namespace, name: pod.Name, uid: pod.UID} }
-
 func keyOf(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
 }
@@ -174,21 +189,24 @@ func (c *Controller) PodChanged(old, pod *v1.Pod) {
 		if old == nil {
 			return
 		}
-		c.storePod(old, nil)
-		c.cancel(refOf(old), false)
+		e := c.storePod(old, nil)
+		c.cancel(e, old.UID, false)
+		if e.pod == nil && len(e.sched) == 0 {
+			delete(c.pods, keyOf(old.Namespace, old.Name))
+		}
 		delete(c.evicted, old.UID)
 		return
 	}
-	c.storePod(old, pod)
+	e := c.storePod(old, pod)
 	if old != nil && claimsUnchanged(old, pod) {
 		return
 	}
-	c.handlePod(pod)
+	c.handlePod(e)
 }
 
 // storePod keeps the pod cache (and its PodGroup index) as an informer
-// would.
-func (c *Controller) storePod(old, pod *v1.Pod) {
+// would, and returns the pod's entry.
+func (c *Controller) storePod(old, pod *v1.Pod) *podEntry {
 	if old != nil {
 		if g, ok := podGroup(old); ok {
 			k := keyOf(old.Namespace, g)
@@ -197,14 +215,21 @@ func (c *Controller) storePod(old, pod *v1.Pod) {
 				delete(c.groups, k)
 			}
 		}
-		if pod == nil {
-			delete(c.pods, keyOf(old.Namespace, old.Name))
-		}
 	}
+	p := pod
+	if p == nil {
+		p = old
+	}
+	k := keyOf(p.Namespace, p.Name)
+	e := c.pods[k]
+	if e == nil {
+		e = &podEntry{}
+		c.pods[k] = e
+	}
+	e.pod = pod
 	if pod == nil {
-		return
+		return e
 	}
-	c.pods[keyOf(pod.Namespace, pod.Name)] = pod
 	if g, ok := podGroup(pod); ok && c.w.opts.WorkloadResourceClaims {
 		k := keyOf(pod.Namespace, g)
 		if c.groups[k] == nil {
@@ -212,6 +237,7 @@ func (c *Controller) storePod(old, pod *v1.Pod) {
 		}
 		c.groups[k][pod.Name] = struct{}{}
 	}
+	return e
 }
 
 // ClaimChanged handles a ResourceClaim added (old nil), updated, or deleted
@@ -243,11 +269,11 @@ func (c *Controller) ClaimChanged(old, claim *resourceapi.ResourceClaim) {
 		c.setClaim(claim, nil)
 	case after:
 		// An allocation never changes: keep its eviction.
-		var ev *eviction
 		if e := c.claims[keyOf(claim.Namespace, claim.Name)]; e != nil {
-			ev = e.ev
+			e.claim = claim
+		} else {
+			c.setClaim(claim, &claimEntry{claim: claim})
 		}
-		c.setClaim(claim, &claimEntry{claim: claim, ev: ev})
 	default:
 		return
 	}
@@ -257,32 +283,34 @@ func (c *Controller) ClaimChanged(old, claim *resourceapi.ResourceClaim) {
 	c.handlePods(claim)
 }
 
+// setClaim stores e as claim's entry, or drops it if e is nil.
 func (c *Controller) setClaim(claim *resourceapi.ResourceClaim, e *claimEntry) {
 	k := keyOf(claim.Namespace, claim.Name)
-	_, had := c.claims[k]
 	if e == nil {
-		delete(c.claims, k)
-	} else {
-		c.claims[k] = e
+		if _, ok := c.claims[k]; ok {
+			delete(c.claims, k)
+			c.order = nil
+		}
+		return
 	}
-	if had != (e != nil) {
-		c.keys = nil
-	}
+	e.key = k
+	c.claims[k] = e
+	c.order = nil
 }
 
-// sortedClaims returns the allocated claims' keys in order: upstream
-// re-decides claims in map order; here in namespace and name order.
-func (c *Controller) sortedClaims() []types.NamespacedName {
-	if c.keys == nil {
-		c.keys = make([]types.NamespacedName, 0, len(c.claims))
-		for k := range c.claims {
-			c.keys = append(c.keys, k)
+// sortedClaims returns the allocated claims in order: upstream re-decides
+// claims in map order; here in namespace and name order.
+func (c *Controller) sortedClaims() []*claimEntry {
+	if c.order == nil {
+		c.order = make([]*claimEntry, 0, len(c.claims))
+		for _, e := range c.claims {
+			c.order = append(c.order, e)
 		}
-		slices.SortFunc(c.keys, func(a, b types.NamespacedName) int {
-			return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		slices.SortFunc(c.order, func(a, b *claimEntry) int {
+			return cmp.Or(strings.Compare(a.key.Namespace, b.key.Namespace), strings.Compare(a.key.Name, b.key.Name))
 		})
 	}
-	return c.keys
+	return c.order
 }
 
 // SliceChanged handles a ResourceSlice added (old nil), updated, or
@@ -315,9 +343,8 @@ func (c *Controller) SliceChanged(old, slice *resourceapi.ResourceSlice) {
 		return
 	}
 	mod := modifiedDevices(before, after)
-	for _, key := range c.sortedClaims() {
-		e := c.claims[key]
-		if e == nil || !usesDevice(e.claim, k, mod) {
+	for _, e := range c.sortedClaims() {
+		if !usesDevice(e.claim, k, mod) {
 			continue
 		}
 		ev := c.w.claimEviction(e.claim, c.w.evicting)
@@ -330,8 +357,12 @@ func (c *Controller) SliceChanged(old, slice *resourceapi.ResourceSlice) {
 }
 
 func usesDevice(claim *resourceapi.ResourceClaim, k poolKey, mod map[string]struct{}) bool {
-	for _, r := range claim.Status.Allocation.Devices.Results {
-		if _, ok := mod[r.Device]; ok && r.Driver == k.driver && r.Pool == k.pool {
+	for i := range claim.Status.Allocation.Devices.Results {
+		r := &claim.Status.Allocation.Devices.Results[i]
+		if r.Pool != k.pool || r.Driver != k.driver {
+			continue
+		}
+		if _, ok := mod[r.Device]; ok {
 			return true
 		}
 	}
@@ -368,8 +399,7 @@ func (c *Controller) RuleChanged(old, rule *Rule) {
 	if rule != nil && rule.Taint.Effect == resourceapi.DeviceTaintEffectNoExecute {
 		c.w.setEvicting(rule)
 	}
-	for _, key := range c.sortedClaims() {
-		e := c.claims[key]
+	for _, e := range c.sortedClaims() {
 		ev := c.w.claimEviction(e.claim, c.w.evicting)
 		same := sameEviction(ev, e.ev)
 		e.ev = ev
@@ -385,8 +415,8 @@ func (c *Controller) handlePods(claim *resourceapi.ResourceClaim) {
 	for _, r := range claim.Status.ReservedFor {
 		switch {
 		case r.APIGroup == "" && r.Resource == "pods":
-			if pod := c.pods[keyOf(claim.Namespace, r.Name)]; pod != nil && pod.UID == r.UID {
-				c.handlePod(pod)
+			if e := c.pods[keyOf(claim.Namespace, r.Name)]; e != nil && e.pod != nil && e.pod.UID == r.UID {
+				c.handlePod(e)
 			}
 		case r.APIGroup == schedulingGroup && r.Resource == "podgroups" && c.w.opts.WorkloadResourceClaims:
 			members := c.groups[keyOf(claim.Namespace, r.Name)]
@@ -396,7 +426,9 @@ func (c *Controller) handlePods(claim *resourceapi.ResourceClaim) {
 			}
 			slices.Sort(names)
 			for _, n := range names {
-				c.handlePod(c.pods[keyOf(claim.Namespace, n)])
+				if e := c.pods[keyOf(claim.Namespace, n)]; e != nil && e.pod != nil {
+					c.handlePod(e)
+				}
 			}
 		}
 	}
@@ -405,21 +437,20 @@ func (c *Controller) handlePods(claim *resourceapi.ResourceClaim) {
 // handlePod decides a pod: cancel its eviction (with an event if there was
 // one), or schedule it and ask for a status update of each rule behind it
 // in RuleStatusPeriod.
-func (c *Controller) handlePod(pod *v1.Pod) {
+func (c *Controller) handlePod(e *podEntry) {
+	pod := e.pod
 	ev := c.podEviction(pod)
-	ref := refOf(pod)
 	if ev == nil {
-		c.cancel(ref, true)
+		c.cancel(e, pod.UID, true)
 		return
 	}
-	s := c.sched[ref]
+	s, _ := e.find(pod.UID)
 	if s == nil {
-		s = &scheduled{ref: ref, idx: -1}
-		c.sched[ref] = s
+		s = &scheduled{ref: podRef{ns: pod.Namespace, name: pod.Name, uid: pod.UID}, idx: -1}
+		e.sched = append(e.sched, s)
 	}
 	s.ev, s.due = ev, ev.at
-	_, running := c.running[ref]
-	_, done := c.evicted[ref.uid]
+	running, done := c.has(c.running, pod.UID), c.has(c.evicted, pod.UID)
 	switch {
 	case running:
 		s.redecided = true
@@ -438,19 +469,28 @@ func (c *Controller) handlePod(pod *v1.Pod) {
 	}
 }
 
-// cancel drops a pod's scheduled eviction and reports whether there was
-// one; with event, it records [Cancelling] then.
-func (c *Controller) cancel(ref podRef, event bool) bool {
-	s := c.sched[ref]
+// has reports whether set holds uid, without hashing when set is empty.
+func (c *Controller) has(set map[types.UID]struct{}, uid types.UID) bool {
+	if len(set) == 0 {
+		return false
+	}
+	_, ok := set[uid]
+	return ok
+}
+
+// cancel drops the scheduled eviction of the pod with uid and reports
+// whether there was one; with event, it records [Cancelling] then.
+func (c *Controller) cancel(e *podEntry, uid types.UID, event bool) bool {
+	s, i := e.find(uid)
 	if s == nil {
 		return false
 	}
 	if s.idx >= 0 {
 		heap.Remove(&c.due, s.idx)
 	}
-	delete(c.sched, ref)
+	e.sched = slices.Delete(e.sched, i, i+1)
 	if event {
-		c.events = append(c.events, Cancelling(keyOf(ref.ns, ref.name), ref.uid))
+		c.events = append(c.events, Cancelling(keyOf(s.ref.ns, s.ref.name), uid))
 	}
 	return true
 }
@@ -508,9 +548,9 @@ func (c *Controller) Step(now time.Time) Result {
 			continue
 		}
 		heap.Pop(&c.due)
-		c.running[s.ref] = struct{}{}
+		c.running[s.ref.uid] = struct{}{}
 		d := s.ev.decision()
-		res.Evictions = append(res.Evictions, Eviction{Pod: keyOf(s.ref.ns, s.ref.name), UID: s.ref.uid, At: s.ev.at, Taint: d.Taint, Taints: d.Taints})
+		res.Evictions = append(res.Evictions, Eviction{Pod: keyOf(s.ref.ns, s.ref.name), UID: s.ref.uid, At: s.ev.at, Taint: d.Taint(), Taints: d.Taints()})
 	}
 
 	res.Events, c.events = c.events, nil
@@ -552,16 +592,14 @@ func (c *Controller) next() time.Time {
 // was not found or had another UID (not counted). Either way the pod is
 // not evicted again.
 func (c *Controller) Evicted(e Eviction, counted bool) {
-	ref := podRef{ns: e.Pod.Namespace, name: e.Pod.Name, uid: e.UID}
-	delete(c.running, ref)
-	if s := c.sched[ref]; s != nil {
-		if s.idx >= 0 {
-			heap.Remove(&c.due, s.idx)
+	delete(c.running, e.UID)
+	if pe := c.pods[e.Pod]; pe != nil {
+		c.cancel(pe, e.UID, false)
+		if pe.pod != nil && pe.pod.UID == e.UID {
+			c.evicted[e.UID] = struct{}{}
+		} else if pe.pod == nil && len(pe.sched) == 0 {
+			delete(c.pods, e.Pod)
 		}
-		delete(c.sched, ref)
-	}
-	if p := c.pods[e.Pod]; p != nil && p.UID == e.UID {
-		c.evicted[e.UID] = struct{}{}
 	}
 	if !counted {
 		return
@@ -580,13 +618,13 @@ func (c *Controller) Evicted(e Eviction, counted bool) {
 // first. The adapter picks the time (upstream: client-go's default
 // controller rate limiter).
 func (c *Controller) Retry(e Eviction, at time.Time) {
-	ref := podRef{ns: e.Pod.Namespace, name: e.Pod.Name, uid: e.UID}
-	delete(c.running, ref)
-	s := c.sched[ref]
-	if s == nil || s.idx >= 0 {
+	delete(c.running, e.UID)
+	pe := c.pods[e.Pod]
+	if pe == nil {
 		return
 	}
-	if _, done := c.evicted[ref.uid]; done {
+	s, _ := pe.find(e.UID)
+	if s == nil || s.idx >= 0 || c.has(c.evicted, e.UID) {
 		return
 	}
 	if s.redecided {

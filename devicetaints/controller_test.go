@@ -239,7 +239,9 @@ func TestControllerMatchesSnapshot(t *testing.T) {
 	s := devicetaints.NewSnapshot(slices, claims, rules, devicetaints.Options{})
 	for _, p := range []*v1.Pod{p1, p2} {
 		c.PodChanged(nil, p)
-		assert.Equal(t, s.Pod(p), c.Decision(p), p.Name)
+		want, got := s.Pod(p), c.Decision(p)
+		assert.Equal(t, want.String(), got.String(), p.Name)
+		assert.Equal(t, want.Taints(), got.Taints(), p.Name)
 	}
 	assert.Equal(t, []string{`+1m5s by slice "s2" gpu.example.com/pool/d1 taint 0 b=x:NoExecute [rule "r" r:NoExecute; slice "s2" gpu.example.com/pool/d1 taint 0 b=x:NoExecute]`},
 		[]string{summary(c.Decision(p2))})

@@ -62,12 +62,37 @@ type Decision struct {
 	// of the taint's TimeAdded plus the smallest tolerationSeconds of the
 	// NoExecute tolerations that tolerate it (plus nothing without one).
 	At time.Time
-	// Taint is the taint that makes At: the first of Taints with that time.
-	Taint Taint
-	// Taints are upstream's reasons for the eviction: every NoExecute
-	// taint on the devices that is not tolerated forever, rules first by
-	// name, then devices' own taints by driver, pool, device and index.
-	Taints []Taint
+
+	ev *eviction
+}
+
+// Taint returns the taint that makes At: the first of [Decision.Taints]
+// with that time; the zero Taint when the decision does not evict.
+func (d Decision) Taint() Taint {
+	if d.ev == nil {
+		return Taint{}
+	}
+	for i := range d.ev.reasons {
+		if r := &d.ev.reasons[i]; r.timed && r.at.Equal(d.ev.at) {
+			return r.export()
+		}
+	}
+	return Taint{}
+}
+
+// Taints returns upstream's reasons for the eviction: every NoExecute
+// taint on the devices that is not tolerated forever, rules first by name,
+// then devices' own taints by driver, pool, device and index. It is nil
+// when the decision does not evict, and a fresh slice on every call.
+func (d Decision) Taints() []Taint {
+	if d.ev == nil {
+		return nil
+	}
+	out := make([]Taint, len(d.ev.reasons))
+	for i := range d.ev.reasons {
+		out[i] = d.ev.reasons[i].export()
+	}
+	return out
 }
 
 // Due reports whether the decision evicts at now or earlier.
@@ -78,7 +103,7 @@ func (d Decision) String() string {
 	if !d.Evict {
 		return "never"
 	}
-	return "evict at " + d.At.UTC().Format(time.RFC3339Nano) + " (" + d.Taint.String() + ")"
+	return "evict at " + d.At.UTC().Format(time.RFC3339Nano) + " (" + d.Taint().String() + ")"
 }
 
 // ruleEntry is one stored rule. A new entry is made each time a rule
@@ -154,6 +179,7 @@ func (r reason) export() Taint {
 type eviction struct {
 	at      time.Time
 	reasons []reason
+	one     [1]reason // reasons' first array, so that one reason takes no allocation of its own
 }
 
 // sameEviction is upstream's evictionAndReason.equal: the same time and the
@@ -171,18 +197,7 @@ func (e *eviction) decision() Decision {
 	if e == nil {
 		return Decision{}
 	}
-	d := Decision{Evict: true, At: e.at, Taints: make([]Taint, len(e.reasons))}
-	first := -1
-	for i := range e.reasons {
-		d.Taints[i] = e.reasons[i].export()
-		if first < 0 && e.reasons[i].timed && e.reasons[i].at.Equal(e.at) {
-			first = i
-		}
-	}
-	if first >= 0 {
-		d.Taint = d.Taints[first]
-	}
-	return d
+	return Decision{Evict: true, At: e.at, ev: e}
 }
 
 // maxSeconds is the largest number of seconds a time.Duration holds.
@@ -240,7 +255,8 @@ func (w *world) claimEviction(claim *resourceapi.ResourceClaim, rules []*ruleEnt
 	if claim == nil || claim.Status.Allocation == nil {
 		return nil
 	}
-	var ev eviction
+	ev := &eviction{}
+	ev.reasons = ev.one[:0]
 	timed := false
 	consider := func(tols []resourceapi.DeviceToleration, r reason) {
 		taint := r.taint()
@@ -296,7 +312,7 @@ func (w *world) claimEviction(claim *resourceapi.ResourceClaim, rules []*ruleEnt
 		return nil
 	}
 	slices.SortFunc(ev.reasons, func(a, b reason) int { return compareReasons(&a, &b) })
-	return &ev
+	return ev
 }
 
 // claimLookup returns a claim of the pod's namespace and its eviction;

@@ -3,7 +3,7 @@
 // does, and is that controller's core.
 //
 //	d := devicetaints.NewSnapshot(slices, claims, rules, devicetaints.Options{}).Pod(pod)
-//	// d.Evict, d.At (due; not after now means at once), d.Taint (the cause)
+//	// d.Evict, d.At (due; not after now means at once), d.Taint() (the cause)
 //	c := devicetaints.NewController(devicetaints.Options{}) // informers call c.PodChanged, c.ClaimChanged, …
 //	res := c.Step(now) // res.Statuses, res.Evictions, res.Events, res.Next; report with c.Evicted / c.Retry
 //

@@ -130,18 +130,18 @@ func TestPropertySnapshotLaws(t *testing.T) {
 		cl := []*resourceapi.ResourceClaim{claim("c1", []*v1.Pod{p}, genResults().Draw(t, "c1")...), claim("c2", []*v1.Pod{p}, genResults().Draw(t, "c2")...)}
 		rules := []devicetaints.Rule{genRule("r1").Draw(t, "r1"), genRule("r2").Draw(t, "r2")}
 		d := devicetaints.NewSnapshot(sl, cl, rules, devicetaints.Options{}).Pod(p)
-		if d.Evict && !slices.Contains(d.Taints, d.Taint) {
-			t.Fatalf("deciding taint %v not among %v", d.Taint, d.Taints)
+		if d.Evict && !slices.Contains(d.Taints(), d.Taint()) {
+			t.Fatalf("deciding taint %v not among %v", d.Taint(), d.Taints())
 		}
-		if d.Evict != (d.Taint.Effect == noExec) {
-			t.Fatalf("decision %v decided by a %q taint", d, d.Taint.Effect)
+		if d.Evict != (d.Taint().Effect == noExec) {
+			t.Fatalf("decision %v decided by a %q taint", d, d.Taint().Effect)
 		}
 		noEarlier(t, d, devicetaints.NewSnapshot(sl, cl, nil, devicetaints.Options{}).Pod(p))
 
 		sl2 := rapid.Permutation(sl).Draw(t, "slice order")
 		d2 := devicetaints.NewSnapshot(sl2, []*resourceapi.ResourceClaim{cl[1], cl[0]}, []devicetaints.Rule{rules[1], rules[0]}, devicetaints.Options{}).Pod(p)
-		if d.String() != d2.String() || !slices.EqualFunc(d.Taints, d2.Taints, func(a, b devicetaints.Taint) bool { return a.String() == b.String() }) {
-			t.Fatalf("order matters: %v %v, then %v %v", d, d.Taints, d2, d2.Taints)
+		if d.String() != d2.String() || !slices.EqualFunc(d.Taints(), d2.Taints(), func(a, b devicetaints.Taint) bool { return a.String() == b.String() }) {
+			t.Fatalf("order matters: %v %v, then %v %v", d, d.Taints(), d2, d2.Taints())
 		}
 	})
 }
@@ -240,8 +240,8 @@ func TestPropertyControllerMatchesSnapshot(t *testing.T) {
 		s := devicetaints.NewSnapshot(slices.Collect(maps.Values(slicesNow)), slices.Collect(maps.Values(claimsNow)), rules, devicetaints.Options{})
 		for _, name := range slices.Sorted(maps.Keys(podsNow)) {
 			p := podsNow[name]
-			if got, want := c.Decision(p), s.Pod(p); got.String() != want.String() || len(got.Taints) != len(want.Taints) {
-				t.Fatalf("pod %s: controller %v %v, snapshot %v %v", name, got, got.Taints, want, want.Taints)
+			if got, want := c.Decision(p), s.Pod(p); got.String() != want.String() || len(got.Taints()) != len(want.Taints()) {
+				t.Fatalf("pod %s: controller %v %v, snapshot %v %v", name, got, got.Taints(), want, want.Taints())
 			}
 		}
 	})

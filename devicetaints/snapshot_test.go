@@ -20,16 +20,16 @@ import (
 // "+30s by <taint> [<taints>...]".
 func summary(d devicetaints.Decision) string {
 	if !d.Evict {
-		if len(d.Taints) > 0 {
-			return fmt.Sprintf("never, yet %d taints", len(d.Taints))
+		if len(d.Taints()) > 0 {
+			return fmt.Sprintf("never, yet %d taints", len(d.Taints()))
 		}
 		return "never"
 	}
 	var ts []string
-	for _, t := range d.Taints {
+	for _, t := range d.Taints() {
 		ts = append(ts, t.String())
 	}
-	return fmt.Sprintf("%s by %s [%s]", rel(d.At), d.Taint, strings.Join(ts, "; "))
+	return fmt.Sprintf("%s by %s [%s]", rel(d.At), d.Taint(), strings.Join(ts, "; "))
 }
 
 // rel writes t relative to t0: "+30s", "-1m0s".

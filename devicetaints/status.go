@@ -91,8 +91,9 @@ func count(n int64, one, many string) string {
 // rule with UID uid among its reasons, and their namespaces.
 func (c *Controller) pendingPods(uid types.UID, decide func(*v1.Pod) *eviction) (pods, namespaces int64) {
 	seen := make(map[string]struct{})
-	for _, pod := range c.pods {
-		if pod.DeletionTimestamp != nil {
+	for _, e := range c.pods {
+		pod := e.pod
+		if pod == nil || pod.DeletionTimestamp != nil {
 			continue
 		}
 		ev := decide(pod)

@@ -161,3 +161,24 @@ func (tc *Controller) Scheduled() []string {
 	slices.Sort(out)
 	return out
 }
+
+// CountEvicting runs podEvictionTime on each pod under the controller's
+// lock and returns how many it evicts (for benchmarks: no conversion).
+func (tc *Controller) CountEvicting(pods []*v1.Pod) int {
+	tc.mutex.Lock()
+	defer tc.mutex.Unlock()
+	n := 0
+	for _, p := range pods {
+		if tc.podEvictionTime(p) != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// ScheduledCount returns how many pods the controller means to evict.
+func (tc *Controller) ScheduledCount() int {
+	tc.mutex.Lock()
+	defer tc.mutex.Unlock()
+	return len(tc.deletePodAt)
+}
