@@ -446,9 +446,12 @@ func isPod(o any) bool   { _, ok := o.(*v1.Pod); return ok }
 func isRule(o any) bool  { _, ok := o.(*resourceapi.DeviceTaintRule); return ok }
 func isClaim(o any) bool { _, ok := o.(*resourceapi.ResourceClaim); return ok }
 
-func asRuleObj(o any) *resourceapi.DeviceTaintRule { r, _ := o.(*resourceapi.DeviceTaintRule); return r }
-func asClaim(o any) *resourceapi.ResourceClaim     { c, _ := o.(*resourceapi.ResourceClaim); return c }
-func asSlice(o any) *resourceapi.ResourceSlice     { s, _ := o.(*resourceapi.ResourceSlice); return s }
+func asRuleObj(o any) *resourceapi.DeviceTaintRule {
+	r, _ := o.(*resourceapi.DeviceTaintRule)
+	return r
+}
+func asClaim(o any) *resourceapi.ResourceClaim { c, _ := o.(*resourceapi.ResourceClaim); return c }
+func asSlice(o any) *resourceapi.ResourceSlice { s, _ := o.(*resourceapi.ResourceSlice); return s }
 
 // dtStats counts what the scenario runs compared.
 type dtStats struct {
