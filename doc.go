@@ -23,6 +23,11 @@
 //     zone disruption states and their eviction rates, and the controller's
 //     monitor pass as one call; [github.com/evictkit/eviction/nodelifecycle/legacy]
 //     holds the pod-eviction-timeout mode of releases up to v1.26.
+//   - [github.com/evictkit/eviction/devicetaints]: DRA device taints (v1.37):
+//     whether a ResourceClaim's toleration tolerates a device taint, the
+//     taints a device carries (its own and those of DeviceTaintRules), when
+//     a pod whose claims use tainted devices is evicted and because of
+//     which taint, and the device-taint eviction controller's core.
 //   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
 //     queue on an injected clock (one timer for the whole queue, a bounded
 //     worker pool) and the rate-limited queue the node lifecycle controller

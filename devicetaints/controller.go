@@ -42,12 +42,6 @@ type Controller struct {
 	scratchR []ruleRef
 }
 
-type claimEntry struct {
-	claim *resourceapi.ResourceClaim
-	ev    *eviction
-	key   types.NamespacedName
-}
-
 // podEntry is what the controller holds for a pod name: the pod, as the
 // pod cache holds it (nil once deleted), and its scheduled evictions by
 // UID (upstream's deletePodAt), rarely more than one.
@@ -163,18 +157,7 @@ type Result struct {
 // holds: the same as a [Snapshot] of them would.
 func (c *Controller) Decision(pod *v1.Pod) Decision { return c.podEviction(pod).decision() }
 
-func (c *Controller) podEviction(pod *v1.Pod) *eviction {
-	if pod == nil {
-		return nil
-	}
-	return c.w.podEviction(pod, func(name string) (*resourceapi.ResourceClaim, *eviction, bool) {
-		e := c.claims[types.NamespacedName{Namespace: pod.Namespace, Name: name}]
-		if e == nil {
-			return nil, nil, false
-		}
-		return e.claim, e.ev, true
-	})
-}
+func (c *Controller) podEviction(pod *v1.Pod) *eviction { return c.w.podEviction(pod, c.claims) }
 
 func keyOf(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
@@ -383,7 +366,7 @@ func (c *Controller) RuleChanged(old, rule *Rule) {
 	case old == nil && rule == nil:
 		return
 	case old == nil:
-		c.pending = append(c.pending, pendingRule{ref: ruleRef{rule.Name, rule.UID}})
+		c.ask(ruleRef{rule.Name, rule.UID}, 0)
 	case rule == nil:
 		delete(c.stats, old.UID)
 		c.w.dropEvicting(old.Name)
@@ -391,7 +374,7 @@ func (c *Controller) RuleChanged(old, rule *Rule) {
 		if sameSpec(old, rule) {
 			return
 		}
-		c.pending = append(c.pending, pendingRule{ref: ruleRef{rule.Name, rule.UID}})
+		c.ask(ruleRef{rule.Name, rule.UID}, 0)
 	}
 	if old != nil && old.Taint.Effect == resourceapi.DeviceTaintEffectNoExecute {
 		c.w.dropEvicting(old.Name)
@@ -464,9 +447,19 @@ func (c *Controller) handlePod(e *podEntry) {
 	}
 	for i := range ev.reasons {
 		if r := ev.reasons[i].rule; r != nil {
-			c.pending = append(c.pending, pendingRule{ref: ruleRef{r.Name, r.UID}, after: RuleStatusPeriod})
+			c.ask(ruleRef{r.Name, r.UID}, RuleStatusPeriod)
 		}
 	}
+}
+
+// ask records a status check of rule ref, due after the given delay from
+// the next Step (0: at once). A repeat of the last request is dropped: a
+// rule change re-decides many pods one after the other.
+func (c *Controller) ask(ref ruleRef, after time.Duration) {
+	if n := len(c.pending); n > 0 && c.pending[n-1] == (pendingRule{ref, after}) {
+		return
+	}
+	c.pending = append(c.pending, pendingRule{ref: ref, after: after})
 }
 
 // has reports whether set holds uid, without hashing when set is empty.
@@ -607,7 +600,7 @@ func (c *Controller) Evicted(e Eviction, counted bool) {
 	for _, t := range e.Taints {
 		if t.Rule != "" {
 			c.stats[t.RuleUID]++
-			c.pending = append(c.pending, pendingRule{ref: ruleRef{t.Rule, t.RuleUID}, after: RuleStatusPeriod})
+			c.ask(ruleRef{t.Rule, t.RuleUID}, RuleStatusPeriod)
 		}
 	}
 }

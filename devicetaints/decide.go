@@ -315,44 +315,58 @@ func (w *world) claimEviction(claim *resourceapi.ResourceClaim, rules []*ruleEnt
 	return ev
 }
 
-// claimLookup returns a claim of the pod's namespace and its eviction;
-// false if there is no such allocated claim.
-type claimLookup func(name string) (*resourceapi.ResourceClaim, *eviction, bool)
-
-// podEviction decides a pod, as upstream's podEvictionTime: nothing for a
-// pod not bound to a node; otherwise the earliest eviction of the pod's
-// allocated claims that were made for it (where that is to be checked) and
-// are reserved for it, with the union of their reasons (on a tie in
-// compareReasons order, the later claim's reason stays). The result may be
-// one of the claims' evictions, shared.
-func (w *world) podEviction(pod *v1.Pod, claim claimLookup) *eviction {
+// podEviction decides a pod, as upstream's podEvictionTime, with claims
+// as the allocated claims and their evictions: nothing for a pod not bound
+// to a node; otherwise the earliest eviction of the pod's allocated claims
+// that were made for it (where that is to be checked) and are reserved for
+// it, with the union of their reasons (on a tie in compareReasons order,
+// the later claim's reason stays). The result may be one of the claims'
+// evictions, shared.
+func (w *world) podEviction(pod *v1.Pod, claims map[types.NamespacedName]*claimEntry) *eviction {
 	if pod == nil || pod.Spec.NodeName == "" {
 		return nil
 	}
 	var out *eviction
-	podClaims(pod, func(name string, mustCheckOwner bool) {
-		c, ev, ok := claim(name)
-		if !ok || (mustCheckOwner && !isForPod(pod, c, w.opts.WorkloadResourceClaims)) ||
-			!isReservedForPod(pod, c, w.opts.WorkloadResourceClaims) || ev == nil {
-			return
+	for i := range pod.Spec.ResourceClaims {
+		if name, check, ok := podClaim(pod, i); ok {
+			out = w.addClaim(out, pod, claims[keyOf(pod.Namespace, name)], check)
 		}
-		if out == nil {
-			out = ev
-			return
-		}
-		merged := &eviction{at: out.at, reasons: slices.Clone(ev.reasons)}
-		if ev.at.Before(merged.at) {
-			merged.at = ev.at
-		}
-		for _, r := range out.reasons {
-			i, found := slices.BinarySearchFunc(merged.reasons, r, func(a, b reason) int { return compareReasons(&a, &b) })
-			if !found {
-				merged.reasons = slices.Insert(merged.reasons, i, r)
-			} else if r.timed && (!merged.reasons[i].timed || r.at.Before(merged.reasons[i].at)) {
-				merged.reasons[i].at, merged.reasons[i].timed = r.at, true
-			}
-		}
-		out = merged
-	})
+	}
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
+		out = w.addClaim(out, pod, claims[keyOf(pod.Namespace, st.ResourceClaimName)], true)
+	}
 	return out
+}
+
+// addClaim merges the eviction of claim e (nil: none such) into out, if
+// the claim counts for the pod.
+func (w *world) addClaim(out *eviction, pod *v1.Pod, e *claimEntry, mustCheckOwner bool) *eviction {
+	if e == nil || e.ev == nil || (mustCheckOwner && !isForPod(pod, e.claim, w.opts.WorkloadResourceClaims)) ||
+		!isReservedForPod(pod, e.claim, w.opts.WorkloadResourceClaims) {
+		return out
+	}
+	ev := e.ev
+	if out == nil {
+		return ev
+	}
+	merged := &eviction{at: out.at, reasons: slices.Clone(ev.reasons)}
+	if ev.at.Before(merged.at) {
+		merged.at = ev.at
+	}
+	for _, r := range out.reasons {
+		i, found := slices.BinarySearchFunc(merged.reasons, r, func(a, b reason) int { return compareReasons(&a, &b) })
+		if !found {
+			merged.reasons = slices.Insert(merged.reasons, i, r)
+		} else if r.timed && (!merged.reasons[i].timed || r.at.Before(merged.reasons[i].at)) {
+			merged.reasons[i].at, merged.reasons[i].timed = r.at, true
+		}
+	}
+	return merged
+}
+
+// claimEntry is an allocated claim and its eviction.
+type claimEntry struct {
+	claim *resourceapi.ResourceClaim
+	ev    *eviction
+	key   types.NamespacedName
 }

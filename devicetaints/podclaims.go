@@ -13,33 +13,30 @@ import (
 // which a claim may be reserved with WorkloadResourceClaims.
 const schedulingGroup = "scheduling.k8s.io"
 
-// podClaims calls f with the name of each ResourceClaim the pod uses, and
-// whether the claim must be checked to belong to the pod, as the DRA helper
-// resourceclaim.PodClaims lists them: spec.resourceClaims by name (no
-// check) or through a template, once status.resourceClaimStatuses names the
-// generated claim (checked); then the claim of the pod's extended
-// resources, if any (checked).
-func podClaims(pod *v1.Pod, f func(name string, mustCheckOwner bool)) {
-	for i := range pod.Spec.ResourceClaims {
-		pc := &pod.Spec.ResourceClaims[i]
-		switch {
-		case pc.ResourceClaimName != nil:
-			f(*pc.ResourceClaimName, false)
-		case pc.ResourceClaimTemplateName != nil:
-			for j := range pod.Status.ResourceClaimStatuses {
-				st := &pod.Status.ResourceClaimStatuses[j]
-				if st.Name == pc.Name {
-					if st.ResourceClaimName != nil {
-						f(*st.ResourceClaimName, true)
-					}
-					break
+// podClaim returns the name of the ResourceClaim that the pod's i-th
+// spec.resourceClaims entry uses, and whether the claim must be checked to
+// belong to the pod, as the DRA helper resourceclaim.PodClaims lists them:
+// by name (no check), or through a template once
+// status.resourceClaimStatuses names the generated claim (checked). It
+// reports false when there is no claim (yet). The claim of the pod's
+// extended resources (status.extendedResourceClaimStatus) comes after all
+// of these, checked.
+func podClaim(pod *v1.Pod, i int) (name string, mustCheckOwner, ok bool) {
+	pc := &pod.Spec.ResourceClaims[i]
+	switch {
+	case pc.ResourceClaimName != nil:
+		return *pc.ResourceClaimName, false, true
+	case pc.ResourceClaimTemplateName != nil:
+		for j := range pod.Status.ResourceClaimStatuses {
+			if st := &pod.Status.ResourceClaimStatuses[j]; st.Name == pc.Name {
+				if st.ResourceClaimName == nil {
+					return "", false, false
 				}
+				return *st.ResourceClaimName, true, true
 			}
 		}
 	}
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
-		f(st.ResourceClaimName, true)
-	}
+	return "", false, false
 }
 
 // podGroup returns the name of the pod's PodGroup, if it has one.
@@ -70,14 +67,15 @@ func isForPod(pod *v1.Pod, claim *resourceapi.ResourceClaim, acceptGroup bool) b
 // UID) or, with acceptGroup, the pod's PodGroup (by name)
 // (resourceclaim.IsReservedForPod).
 func isReservedForPod(pod *v1.Pod, claim *resourceapi.ResourceClaim, acceptGroup bool) bool {
-	group, inGroup := podGroup(pod)
 	for i := range claim.Status.ReservedFor {
 		r := &claim.Status.ReservedFor[i]
 		if r.UID == pod.UID {
 			return true
 		}
-		if acceptGroup && inGroup && r.APIGroup == schedulingGroup && r.Resource == "podgroups" && r.Name == group {
-			return true
+		if acceptGroup && r.APIGroup == schedulingGroup && r.Resource == "podgroups" {
+			if group, ok := podGroup(pod); ok && r.Name == group {
+				return true
+			}
 		}
 	}
 	return false

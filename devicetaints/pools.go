@@ -31,9 +31,10 @@ func (d devRef) device() *resourceapi.Device { return &d.s.slice.Spec.Devices[d.
 type pool struct {
 	slices map[string]*sliceEntry // by slice name
 	maxGen int64
-	// index maps a device name to the first device of that name in the
-	// current slices (slice name order, then device order); nil when it
-	// must be rebuilt.
+	// cur are the slices of the newest generation by name, and index maps
+	// a device name to the first device of that name in them (slice name
+	// order, then device order); both nil when they must be rebuilt.
+	cur   []*sliceEntry
 	index map[string]devRef
 }
 
@@ -49,7 +50,7 @@ func (p *pool) add(slice *resourceapi.ResourceSlice) {
 	}
 	p.slices[slice.Name] = &sliceEntry{slice: slice}
 	p.maxGen = max(p.maxGen, slice.Spec.Pool.Generation)
-	p.index = nil
+	p.cur, p.index = nil, nil
 }
 
 // remove drops the slice named like slice, as upstream's pool.removeSlice:
@@ -66,19 +67,21 @@ func (p *pool) remove(slice *resourceapi.ResourceSlice) {
 		}
 		p.maxGen = m
 	}
-	p.index = nil
+	p.cur, p.index = nil, nil
 }
 
 // current returns the slices of the newest generation in name order.
 func (p *pool) current() []*sliceEntry {
-	out := make([]*sliceEntry, 0, len(p.slices))
-	for _, e := range p.slices {
-		if e.slice.Spec.Pool.Generation == p.maxGen {
-			out = append(out, e)
+	if p.cur == nil {
+		p.cur = make([]*sliceEntry, 0, len(p.slices))
+		for _, e := range p.slices {
+			if e.slice.Spec.Pool.Generation == p.maxGen {
+				p.cur = append(p.cur, e)
+			}
 		}
+		slices.SortFunc(p.cur, func(a, b *sliceEntry) int { return cmp.Compare(a.slice.Name, b.slice.Name) })
 	}
-	slices.SortFunc(out, func(a, b *sliceEntry) int { return cmp.Compare(a.slice.Name, b.slice.Name) })
-	return out
+	return p.cur
 }
 
 // lookup finds a device of the newest generation by name. Two slices that

@@ -17,12 +17,7 @@ import (
 type Snapshot struct {
 	w      world
 	rules  []*ruleEntry // every rule, by name
-	claims map[types.NamespacedName]snapClaim
-}
-
-type snapClaim struct {
-	claim *resourceapi.ResourceClaim
-	ev    *eviction
+	claims map[types.NamespacedName]*claimEntry
 }
 
 // NewSnapshot indexes resourceSlices, claims and rules. Later entries replace
@@ -31,7 +26,7 @@ type snapClaim struct {
 // controller keeps them). Claims without an allocation are left out: a pod
 // that uses one is not evicted for it. Nil entries are skipped.
 func NewSnapshot(resourceSlices []*resourceapi.ResourceSlice, claims []*resourceapi.ResourceClaim, rules []Rule, opts Options) *Snapshot {
-	s := &Snapshot{w: world{opts: opts, pools: make(map[poolKey]*pool)}, claims: make(map[types.NamespacedName]snapClaim, len(claims))}
+	s := &Snapshot{w: world{opts: opts, pools: make(map[poolKey]*pool)}, claims: make(map[types.NamespacedName]*claimEntry, len(claims))}
 	for _, sl := range resourceSlices {
 		if sl == nil {
 			continue
@@ -48,7 +43,7 @@ func NewSnapshot(resourceSlices []*resourceapi.ResourceSlice, claims []*resource
 		p.add(sl)
 	}
 	for _, p := range s.w.pools {
-		p.lookup("") // build the index now: the Snapshot is read-only from here on
+		p.lookup("") // build the caches now: the Snapshot is read-only from here on
 	}
 	byName := make(map[string]int, len(rules))
 	for i := range rules {
@@ -71,7 +66,8 @@ func NewSnapshot(resourceSlices []*resourceapi.ResourceSlice, claims []*resource
 		if c == nil || c.Status.Allocation == nil {
 			continue
 		}
-		s.claims[types.NamespacedName{Namespace: c.Namespace, Name: c.Name}] = snapClaim{claim: c, ev: s.w.claimEviction(c, s.w.evicting)}
+		k := keyOf(c.Namespace, c.Name)
+		s.claims[k] = &claimEntry{claim: c, ev: s.w.claimEviction(c, s.w.evicting), key: k}
 	}
 	return s
 }
@@ -89,10 +85,7 @@ func (s *Snapshot) Pod(pod *v1.Pod) Decision {
 	if pod == nil {
 		return Decision{}
 	}
-	return s.w.podEviction(pod, func(name string) (*resourceapi.ResourceClaim, *eviction, bool) {
-		c, ok := s.claims[types.NamespacedName{Namespace: pod.Namespace, Name: name}]
-		return c.claim, c.ev, ok
-	}).decision()
+	return s.w.podEviction(pod, s.claims).decision()
 }
 
 // Claim decides an allocated claim, whether or not it is in the snapshot:
@@ -107,7 +100,7 @@ func (s *Snapshot) Claim(claim *resourceapi.ResourceClaim) Decision {
 	if claim == nil {
 		return Decision{}
 	}
-	if c, ok := s.claims[types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}]; ok && c.claim == claim {
+	if c, ok := s.claims[keyOf(claim.Namespace, claim.Name)]; ok && c.claim == claim {
 		return c.ev.decision()
 	}
 	return s.w.claimEviction(claim, s.w.evicting).decision()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -266,4 +267,25 @@ func TestSnapshotDoesNotModifyInputs(t *testing.T) {
 	assert.Equal(t, sl0, sl[0], "slice modified")
 	assert.Equal(t, cl0, cl[0], "claim modified")
 	assert.Equal(t, p0, p, "pod modified")
+}
+
+func TestSnapshotConcurrentReads(t *testing.T) {
+	// Run with -race: a Snapshot is read-only once made.
+	p := pod("p", "c")
+	s := devicetaints.NewSnapshot(
+		[]*resourceapi.ResourceSlice{slice("s1", "pool", 1, device("d0", taint("gpu", "", noExec))), slice("s2", "other", 1, device("d0"))},
+		[]*resourceapi.ResourceClaim{claim("c", []*v1.Pod{p}, result("pool", "d0"), result("other", "d0"))},
+		[]devicetaints.Rule{rule("r", "", taint("r", "", noExec))}, devicetaints.Options{})
+	want := s.Pod(p).String()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 100 {
+				assert.Equal(t, want, s.Pod(p).String())
+				s.Claim(claim("x", nil, result("pool", "d0"), result("nowhere", "d9")))
+				s.DeviceTaints(devicetaints.DeviceID{Driver: driver, Pool: "other", Device: "d0"})
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -119,22 +119,11 @@ func (c *Controller) simulate(rule *Rule) (pods, namespaces int64) {
 	as := &ruleEntry{Rule: *rule}
 	as.Taint.Effect = resourceapi.DeviceTaintEffectNoExecute
 	only := []*ruleEntry{as}
-	memo := make(map[types.NamespacedName]*eviction)
-	return c.pendingPods(rule.UID, func(pod *v1.Pod) *eviction {
-		return c.w.podEviction(pod, func(name string) (*resourceapi.ResourceClaim, *eviction, bool) {
-			k := keyOf(pod.Namespace, name)
-			e := c.claims[k]
-			if e == nil {
-				return nil, nil, false
-			}
-			ev, ok := memo[k]
-			if !ok {
-				ev = c.w.claimEviction(e.claim, only)
-				memo[k] = ev
-			}
-			return e.claim, ev, true
-		})
-	})
+	claims := make(map[types.NamespacedName]*claimEntry, len(c.claims))
+	for k, e := range c.claims {
+		claims[k] = &claimEntry{claim: e.claim, ev: c.w.claimEviction(e.claim, only), key: k}
+	}
+	return c.pendingPods(rule.UID, func(pod *v1.Pod) *eviction { return c.w.podEviction(pod, claims) })
 }
 
 // taintedDevices counts the devices of the newest generation of every pool
