@@ -23,14 +23,13 @@ import (
 // not at all. rule taints every device of the driver (NoExecute, added
 // at dtBase); tainted is pool 0's slice with every device tainted.
 type dtBenchCluster struct {
-	slices          []*resourceapi.ResourceSlice
-	claims          []*resourceapi.ResourceClaim
-	pods            []*v1.Pod
-	rule            *resourceapi.DeviceTaintRule
-	clean, tainted  *resourceapi.ResourceSlice
-	evictedByRule   int // pods the rule evicts (now or later)
-	evictedBySlice  int // pods the tainted slice evicts
-	scheduledByRule int
+	slices         []*resourceapi.ResourceSlice
+	claims         []*resourceapi.ResourceClaim
+	pods           []*v1.Pod
+	rule           *resourceapi.DeviceTaintRule
+	clean, tainted *resourceapi.ResourceSlice
+	evictedByRule  int // pods the rule evicts (now or later)
+	evictedBySlice int // pods the tainted slice evicts
 }
 
 func newDTBenchCluster() *dtBenchCluster {
