@@ -26,6 +26,11 @@
 //   - [github.com/evictkit/eviction/tainteviction]: the taint-eviction
 //     controller's core: pod and node events in, evictions at their times
 //     out, with the DisruptionTarget condition and the events it writes.
+//   - [github.com/evictkit/eviction/devicetaints]: DRA device taints (v1.37):
+//     whether a ResourceClaim's toleration tolerates a device taint, the
+//     taints a device carries (its own and those of DeviceTaintRules), when
+//     a pod whose claims use tainted devices is evicted and because of
+//     which taint, and the device-taint eviction controller's core.
 //   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
 //     queue on an injected clock (one timer for the whole queue, a bounded
 //     worker pool) and the rate-limited queue the node lifecycle controller

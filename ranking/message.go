@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/evictkit/eviction/internal/podcondition"
 	"github.com/evictkit/eviction/podresources"
 	"github.com/evictkit/eviction/thresholds"
 )
@@ -152,17 +153,7 @@ func EvictedStatus(pod *v1.Pod, message string, now time.Time) v1.PodStatus {
 		Reason:             v1.PodReasonTerminationByKubelet,
 		Message:            message,
 	}
-	for i := range status.Conditions {
-		if status.Conditions[i].Type != v1.DisruptionTarget {
-			continue
-		}
-		if status.Conditions[i].Status == cond.Status {
-			cond.LastTransitionTime = status.Conditions[i].LastTransitionTime
-		}
-		status.Conditions[i] = cond
-		return status
-	}
-	status.Conditions = append(status.Conditions, cond)
+	podcondition.Set(&status, cond)
 	return status
 }
 

@@ -6,6 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/internal/podcondition"
 )
 
 // What upstream's controller writes to the API server.
@@ -79,21 +81,6 @@ func DisruptedStatus(pod *v1.Pod, now time.Time) (v1.PodStatus, bool) {
 		Message:            ConditionMessage,
 		LastTransitionTime: metav1.NewTime(now),
 	}
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != v1.DisruptionTarget {
-			continue
-		}
-		if old.Status == cond.Status {
-			cond.LastTransitionTime = old.LastTransitionTime
-		}
-		// As upstream's UpdatePodCondition: observedGeneration is written
-		// but does not count as a change.
-		changed := old.Status != cond.Status || old.Reason != cond.Reason || old.Message != cond.Message ||
-			!old.LastProbeTime.Equal(&cond.LastProbeTime) || !old.LastTransitionTime.Equal(&cond.LastTransitionTime)
-		*old = cond
-		return status, changed
-	}
-	status.Conditions = append(status.Conditions, cond)
-	return status, true
+	changed := podcondition.Set(&status, cond)
+	return status, changed
 }
