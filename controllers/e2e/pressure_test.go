@@ -294,6 +294,24 @@ func TestPressureEvictor(t *testing.T) {
 		assert(t, n.evictedOrder(), "best")
 		assertEvents(ctx, t, client, pressureevictor.ReasonEvictionFailed, "Eviction failed: ", 1, "burst")
 	})
+	t.Run("PodOfAnotherNodeInTheSummary", func(t *testing.T) {
+		t.Parallel()
+		// The kubelet's summary names a pod of another node, the largest
+		// user of memory by far: the evictor evicts from its own node's
+		// pods only.
+		neighbour := env.startNode(ctx, t, "neighbour", 300, []statsPod{{name: "big", usage: 10}})
+		big, err := client.CoreV1().Pods(neighbour.ns).Get(ctx, "big", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := env.startNode(ctx, t, "strangers", 50, []statsPod{{name: "best", usage: 150}})
+		n.mu.Lock()
+		n.extra = podStats(big, 5000)
+		n.mu.Unlock()
+		n.run(ctx, t, thresholds.Flags{Hard: []string{"memory.available<500Mi"}})
+		n.waitGone(ctx, t, "best")
+		neighbour.stays(ctx, t, 2*time.Second, "big")
+	})
 	for _, tc := range []struct{ name, body, says string }{
 		{"Missing", "", "answered 404 Not Found"},
 		{"Malformed", `{"node":{"memory":{"availableBytes":"lots"}}}`, "node.memory.availableBytes: wrong type"},
@@ -526,6 +544,7 @@ type fakeNode struct {
 	pods     []statsPod
 	gone     []string
 	broken   string // served instead of the summary when set; "404" serves 404
+	extra    string // more pod stats in the summary, JSON
 	// allowed and denied count the kubelet's decisions, by user.
 	allowed, denied map[string]int
 }
@@ -627,10 +646,12 @@ func (n *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, q := range list.Items {
 			if q.Name == p.name {
-				stats = append(stats, fmt.Sprintf(`{"podRef":{"name":%q,"namespace":%q,"uid":%q},"memory":{"time":%q,"workingSetBytes":%d},"containers":[{"name":"app","memory":{"time":%q,"workingSetBytes":%d}}]}`,
-					q.Name, q.Namespace, q.UID, now, p.usage<<20, now, p.usage<<20))
+				stats = append(stats, podStats(&q, p.usage))
 			}
 		}
+	}
+	if n.extra != "" {
+		stats = append(stats, n.extra)
 	}
 	fmt.Fprintf(w, `{"node":{"nodeName":%q,"memory":{"time":%q,"availableBytes":%d,"workingSetBytes":%d}},"pods":[%s]}`,
 		n.name, now, available<<20, (8192-available)<<20, strings.Join(stats, ","))
@@ -720,6 +741,13 @@ func (n *fakeNode) decisions() (allowed, denied map[string]int) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return maps.Clone(n.allowed), maps.Clone(n.denied)
+}
+
+// podStats is the summary's stats of pod, using usage MiB of memory now.
+func podStats(pod *v1.Pod, usage int64) string {
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	return fmt.Sprintf(`{"podRef":{"name":%q,"namespace":%q,"uid":%q},"memory":{"time":%q,"workingSetBytes":%d},"containers":[{"name":"app","memory":{"time":%q,"workingSetBytes":%d}}]}`,
+		pod.Name, pod.Namespace, pod.UID, now, usage<<20, now, usage<<20)
 }
 
 func contains(s []string, x string) bool {
