@@ -61,8 +61,10 @@
 // EvictionDryRun and the same message. A summary that cannot be read or
 // decoded, one the kubelet refuses (401, or 403 for a token without get on
 // nodes/stats: ErrKubeletRefused), one longer than the source's MaxBytes
-// (16 MiB by default), one of another node (node.nodeName is not
-// Config.Node: ErrWrongNode), and a read that outlasts Config.CycleTimeout
+// (16 MiB by default), one with a count of 2^63 or more (ErrAbsurdFigure:
+// the kubelet's int64 arithmetic, which the library mirrors, would read it
+// as negative, "no memory available"), one of another node (node.nodeName
+// is not Config.Node: ErrWrongNode), and a read that outlasts Config.CycleTimeout
 // skip the cycle with a Warning event on the Node (reason
 // SummaryUnavailable) and count in pressure_evictor_summary_failures_total
 // by cause; nothing is evicted on stale, foreign or absent figures. Healthy reports whether cycles still complete (none for

@@ -288,6 +288,9 @@ func (e *Evictor) run(ctx context.Context) report {
 		s, err = statsummary.Decode(data)
 		cause = SummaryMalformed
 	}
+	if err == nil {
+		err = checkFigures(s)
+	}
 	if err == nil && s.NodeName != e.cfg.Node {
 		err = fmt.Errorf("pressureevictor: summary of node %q, not %q: %w", s.NodeName, e.cfg.Node, ErrWrongNode)
 		cause = SummaryWrongNode

@@ -32,7 +32,7 @@ const (
 const (
 	SummaryRefused     = "refused"     // the kubelet answered 401 or 403 (ErrKubeletRefused)
 	SummaryTooLarge    = "too_large"   // longer than the limit (ErrSummaryTooLarge)
-	SummaryMalformed   = "malformed"   // not a summary statsummary decodes
+	SummaryMalformed   = "malformed"   // not a summary statsummary decodes, or a figure of 2^63 or more (ErrAbsurdFigure)
 	SummaryWrongNode   = "wrong_node"  // another node's summary (ErrWrongNode)
 	SummaryUnavailable = "unavailable" // any other failure: unreachable, timed out, another status
 )
