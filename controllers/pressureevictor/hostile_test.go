@@ -161,3 +161,24 @@ func TestSummaryFullOfStrangers(t *testing.T) {
 	assert.Equal(t, OutcomeEvicted, fx.cycle(0).outcome)
 	assert.Equal(t, []string{"burst"}, fx.evictions)
 }
+
+// An API server that answers every eviction 429 (every budget exhausted, or
+// the server shedding load) gets one request per candidate pod per cycle
+// and nothing else: no pod is asked twice in a cycle, no refusal is read
+// back, and the next attempt waits for the next cycle (Config.Interval).
+func TestEvery429IsNoRetryStorm(t *testing.T) {
+	fx := newFixture(t, hardMemory, false, nodePods...)
+	for _, p := range nodePods {
+		fx.protected[p.name] = true
+	}
+	fx.available = 300
+	const cycles = 30
+	for range cycles {
+		assert.Equal(t, OutcomeRefused, fx.cycle(DefaultInterval).outcome)
+	}
+	assert.Len(t, fx.posts, cycles*3, "burst, best and steady once a cycle; never the critical or mirror pod")
+	for _, a := range fx.client.Actions() {
+		assert.Equal(t, "eviction", a.GetSubresource(), "only evictions: %s %s", a.GetVerb(), a.GetResource())
+	}
+	assert.Equal(t, float64(cycles*3), testutil.ToFloat64(fx.metrics.refusals))
+}
