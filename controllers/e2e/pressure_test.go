@@ -17,8 +17,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -976,21 +974,7 @@ type recordingProxy struct {
 
 func newRecordingProxy(t *testing.T, cp *framework.ControlPlane) *recordingProxy {
 	t.Helper()
-	target, err := url.Parse(cp.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := os.ReadFile(cp.Config.TLSClientConfig.CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
-		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
-		FlushInterval: -1,
-	}
+	rp := reverseProxy(t, cp, "")
 	p := &recordingProxy{}
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
