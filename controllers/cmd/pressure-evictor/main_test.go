@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseFlags(t *testing.T) {
+	t.Setenv("NODE_IP", "")
 	o, err := parse([]string{"--node=n1", "--node-ip=10.0.0.7", "--interval=5s", "--dry-run",
 		"--eviction-soft=memory.available<1Gi", "--eviction-soft=nodefs.available<20%",
 		"--eviction-soft-grace-period=memory.available=1m,nodefs.available=2m"}, io.Discard)
@@ -47,6 +48,7 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestBadFlagsGiveOneLine(t *testing.T) {
+	t.Setenv("NODE_IP", "") // as outside a pod
 	for _, tc := range []struct {
 		args []string
 		want string
