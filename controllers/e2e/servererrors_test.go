@@ -228,6 +228,14 @@ func newFaultProxy(t *testing.T, c *framework.ControlPlane, prefix string, plan 
 // stream through it.
 func apiServerProxy(t *testing.T, cp *framework.ControlPlane) *httputil.ReverseProxy {
 	t.Helper()
+	return reverseProxy(t, cp, cp.Config.BearerToken)
+}
+
+// reverseProxy returns a reverse proxy to cp's kube-apiserver that sends
+// token as the bearer token, or without a token each request's own
+// credentials. Watches stream through it.
+func reverseProxy(t *testing.T, cp *framework.ControlPlane, token string) *httputil.ReverseProxy {
+	t.Helper()
 	target, err := url.Parse(cp.Config.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +249,9 @@ func apiServerProxy(t *testing.T, cp *framework.ControlPlane) *httputil.ReverseP
 	return &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)
-			r.Out.Header.Set("Authorization", "Bearer "+cp.Config.BearerToken)
+			if token != "" {
+				r.Out.Header.Set("Authorization", "Bearer "+token)
+			}
 		},
 		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
 		FlushInterval: -1,

@@ -14,7 +14,9 @@ import (
 )
 
 // The manifests of deploy/pressure-evictor decode strictly and grant exactly
-// what the program uses.
+// what the program uses with its default summary source, the kubelet: get
+// on nodes/stats for the summary and on nodes for the kubelet's port, never
+// nodes/proxy.
 func TestDeployManifests(t *testing.T) {
 	docs := func(name string) [][]byte {
 		data, err := os.ReadFile("../../deploy/pressure-evictor/" + name)
@@ -28,10 +30,17 @@ func TestDeployManifests(t *testing.T) {
 	assert.Equal(t, "pressure-evictor", pod.ServiceAccountName)
 	assert.Equal(t, "system-node-critical", pod.PriorityClassName)
 	require.Len(t, pod.Containers, 1)
+	assert.False(t, pod.HostNetwork, "the kubelet is reached at the node's IP over the pod network")
 	env := pod.Containers[0].Env
-	require.Len(t, env, 1)
+	require.Len(t, env, 2)
 	assert.Equal(t, "NODE_NAME", env[0].Name)
 	assert.Equal(t, &v1.ObjectFieldSelector{FieldPath: "spec.nodeName"}, env[0].ValueFrom.FieldRef)
+	assert.Equal(t, "NODE_IP", env[1].Name, "the default of --node-ip")
+	assert.Equal(t, &v1.ObjectFieldSelector{FieldPath: "status.hostIP"}, env[1].ValueFrom.FieldRef)
+	for _, a := range pod.Containers[0].Args {
+		assert.NotContains(t, a, "--summary-source=proxy", "the kubelet source, which needs no nodes/proxy")
+		assert.NotContains(t, a, "--kubelet-insecure-skip-tls-verify")
+	}
 
 	rbac := docs("rbac.yaml")
 	require.Len(t, rbac, 3)
@@ -44,7 +53,8 @@ func TestDeployManifests(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string][]string{
-		"nodes/proxy":   {"get"},
+		"nodes/stats":   {"get"},
+		"nodes":         {"get"},
 		"pods":          {"get", "list", "watch"},
 		"pods/eviction": {"create"},
 		"events":        {"create", "patch"},

@@ -5,15 +5,20 @@
 // with its own grace period.
 //
 //	ts, _ := pressureevictor.ParseThresholds(thresholds.Flags{})   // defaults: memory.available<500Mi for 30s
+//	src, _ := pressureevictor.NewKubeletSource(pressureevictor.KubeletConfig{
+//		Node: node, Address: nodeIP, Client: client,               // port from the Node
+//		TokenFile: pressureevictor.DefaultTokenFile, CAFile: pressureevictor.DefaultCAFile,
+//	})
 //	e, _ := pressureevictor.New(pressureevictor.Config{
-//		Client: client, Node: node, Pods: podLister, Thresholds: ts,
-//		Source: pressureevictor.NewProxySource(client, node),
+//		Client: client, Node: node, Pods: podLister, Thresholds: ts, Source: src,
 //	})
 //	err := e.Run(ctx) // a cycle every Config.Interval (10 s)
 //
 // One runs per node (a DaemonSet). Each cycle it reads the node's stats
-// summary (through the API server's node proxy,
-// /api/v1/nodes/NODE/proxy/stats/summary), decodes it with package
+// summary from its own kubelet (KubeletSource: https://NODE_IP:PORT/stats/summary
+// with the pod's service-account token, which needs get on nodes/stats; or,
+// opt-in, ProxySource, through the API server's node proxy, which needs get
+// on nodes/proxy and with it exec on every node), decodes it with package
 // statsummary, and runs one step of the kubelet's eviction manager
 // (nodepressure.Manager, which mirrors k8s.io/kubernetes v1.37.2
 // pkg/kubelet/eviction) on its own thresholds and the node's pods. When a
@@ -54,11 +59,15 @@
 // message ("The node was low on resource: memory. Threshold quantity: ...")
 // and annotations. With Config.DryRun nothing is evicted: the event has reason
 // EvictionDryRun and the same message. A summary that cannot be read or
-// decoded, one longer than ProxySource.MaxBytes (16 MiB by default), one of
-// another node (node.nodeName is not Config.Node: ErrWrongNode), and a read
-// that outlasts Config.CycleTimeout skip the cycle with a Warning event on
-// the Node (reason SummaryUnavailable); nothing is evicted on stale or
-// foreign figures. Healthy reports whether cycles still complete (none for
+// decoded, one the kubelet refuses (401, or 403 for a token without get on
+// nodes/stats: ErrKubeletRefused), one longer than the source's MaxBytes
+// (16 MiB by default), one with a count of 2^63 or more (ErrAbsurdFigure:
+// the kubelet's int64 arithmetic, which the library mirrors, would read it
+// as negative, "no memory available"), one of another node (node.nodeName
+// is not Config.Node: ErrWrongNode), and a read that outlasts Config.CycleTimeout
+// skip the cycle with a Warning event on the Node (reason
+// SummaryUnavailable) and count in pressure_evictor_summary_failures_total
+// by cause; nothing is evicted on stale, foreign or absent figures. Healthy reports whether cycles still complete (none for
 // three intervals past the cycle timeout is stale); the program's /healthz
 // answers with it.
 //

@@ -70,7 +70,7 @@ const DefaultCycleTimeout = 30 * time.Second
 // without a completed cycle before Healthy reports the evictor stuck.
 const staleCycles = 3
 
-// ErrInvalidConfig is wrapped by New's errors.
+// ErrInvalidConfig is wrapped by the errors of New and NewKubeletSource.
 var ErrInvalidConfig = errors.New("invalid configuration")
 
 // ErrWrongNode is wrapped by the error of a cycle skipped because the
@@ -275,16 +275,29 @@ func (e *Evictor) cycle(ctx context.Context) report {
 func (e *Evictor) run(ctx context.Context) report {
 	node := &v1.ObjectReference{Kind: "Node", Name: e.cfg.Node, UID: types.UID(e.cfg.Node)}
 	data, err := e.cfg.Source.Summary(ctx)
+	cause := SummaryUnavailable
+	switch {
+	case errors.Is(err, ErrKubeletRefused):
+		cause = SummaryRefused
+	case errors.Is(err, ErrSummaryTooLarge):
+		cause = SummaryTooLarge
+	}
 	var s *statsummary.Summary
 	if err == nil {
 		s, err = statsummary.Decode(data)
+		cause = SummaryMalformed
+	}
+	if err == nil {
+		err = checkFigures(s)
 	}
 	if err == nil && s.NodeName != e.cfg.Node {
 		err = fmt.Errorf("pressureevictor: summary of node %q, not %q: %w", s.NodeName, e.cfg.Node, ErrWrongNode)
+		cause = SummaryWrongNode
 	}
 	if err != nil {
-		e.log.Warn("cycle skipped", "node", e.cfg.Node, "err", err)
+		e.log.Warn("cycle skipped", "node", e.cfg.Node, "cause", cause, "err", err)
 		e.event(node, nil, v1.EventTypeWarning, ReasonSummaryUnavailable, "Eviction cycle skipped: "+err.Error())
+		e.cfg.Metrics.summaryFailed(cause)
 		return report{outcome: OutcomeSkipped}
 	}
 

@@ -12,6 +12,7 @@ type Metrics struct {
 	evictions *prometheus.CounterVec
 	refusals  prometheus.Counter
 	failures  *prometheus.CounterVec
+	summaries *prometheus.CounterVec
 	observed  *prometheus.GaugeVec
 }
 
@@ -26,6 +27,16 @@ const (
 	OutcomeFailed  = "failed"  // the Eviction API failed otherwise
 )
 
+// Causes of a skipped cycle, the values of the cause label of
+// pressure_evictor_summary_failures_total.
+const (
+	SummaryRefused     = "refused"     // the kubelet answered 401 or 403 (ErrKubeletRefused)
+	SummaryTooLarge    = "too_large"   // longer than the limit (ErrSummaryTooLarge)
+	SummaryMalformed   = "malformed"   // not a summary statsummary decodes, or a figure of 2^63 or more (ErrAbsurdFigure)
+	SummaryWrongNode   = "wrong_node"  // another node's summary (ErrWrongNode)
+	SummaryUnavailable = "unavailable" // any other failure: unreachable, timed out, another status
+)
+
 // NewMetrics creates the metrics and registers them with reg:
 //
 //   - pressure_evictor_cycles_total{outcome}: cycles run, by outcome
@@ -38,6 +49,9 @@ const (
 //     otherwise (a 500 for a pod under two budgets, a 403 from an admission
 //     webhook) or whose outcome is unknown, by HTTP status code ("unknown"
 //     for a timeout or a broken connection without one);
+//   - pressure_evictor_summary_failures_total{cause}: cycles skipped for
+//     want of a usable summary, by cause (refused, too_large, malformed,
+//     wrong_node, unavailable);
 //   - pressure_evictor_signal_available{signal}: the last observed available
 //     amount of each signal (bytes, inodes or PIDs).
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
@@ -58,12 +72,16 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Subsystem: "pressure_evictor", Name: "eviction_failures_total",
 			Help: "Evictions refused otherwise than with 429, or whose outcome is unknown, by HTTP status code (\"unknown\" without one).",
 		}, []string{"code"}),
+		summaries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: "pressure_evictor", Name: "summary_failures_total",
+			Help: "Cycles skipped for want of a usable stats summary, by cause (refused: the kubelet answered 401 or 403, the token lacks get on nodes/stats).",
+		}, []string{"cause"}),
 		observed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Subsystem: "pressure_evictor", Name: "signal_available",
 			Help: "Last observed available amount of each eviction signal.",
 		}, []string{"signal"}),
 	}
-	for _, c := range []prometheus.Collector{m.cycles, m.evictions, m.refusals, m.failures, m.observed} {
+	for _, c := range []prometheus.Collector{m.cycles, m.evictions, m.refusals, m.failures, m.summaries, m.observed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -92,6 +110,12 @@ func (m *Metrics) refused() {
 func (m *Metrics) failed(code string) {
 	if m != nil {
 		m.failures.WithLabelValues(code).Inc()
+	}
+}
+
+func (m *Metrics) summaryFailed(cause string) {
+	if m != nil {
+		m.summaries.WithLabelValues(cause).Inc()
 	}
 }
 

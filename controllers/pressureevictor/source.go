@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// DefaultSummaryMaxBytes bounds the summary read when ProxySource.MaxBytes
-// is zero: 16 MiB, twenty times a summary of 110 pods (about 800 KB), and
+// DefaultSummaryMaxBytes bounds the summary read when the MaxBytes of
+// ProxySource or KubeletConfig is zero: 16 MiB, twenty times a summary of 110 pods (about 800 KB), and
 // small enough that reading it stays well inside the DaemonSet's 128 MiB
 // memory limit.
 const DefaultSummaryMaxBytes int64 = 16 << 20
@@ -41,7 +41,12 @@ var (
 // ProxySource is the SummarySource that GETs
 // /api/v1/nodes/NODE/proxy/stats/summary through Client's REST client, the
 // request "kubectl get --raw" makes, and reads at most MaxBytes of it. It
-// needs get on nodes/proxy.
+// needs get on nodes/proxy, a right that is not read-only: the kubelet
+// authorizes exec, attach and port-forward under the same subresource and
+// verb, so a token that holds it can run commands in every container of
+// every node it reaches. Prefer KubeletSource, which needs get on
+// nodes/stats only; this source is for clusters whose pods cannot reach
+// their kubelet.
 type ProxySource struct {
 	// Client reaches the API server.
 	Client kubernetes.Interface
@@ -60,11 +65,6 @@ func NewProxySource(client kubernetes.Interface, node string) ProxySource {
 
 // Summary reads the summary; the read ends with ctx.
 func (p ProxySource) Summary(ctx context.Context) ([]byte, error) {
-	limit := p.MaxBytes
-	if limit <= 0 {
-		limit = DefaultSummaryMaxBytes
-	}
-	limit = min(limit, math.MaxInt64-1)
 	body, err := p.Client.CoreV1().RESTClient().Get().
 		Resource("nodes").Name(p.Node).SubResource("proxy").Suffix("stats/summary").
 		Stream(ctx)
@@ -72,13 +72,25 @@ func (p ProxySource) Summary(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", p.Node, err)
 	}
 	defer body.Close()
+	return readSummary(p.Node, body, p.MaxBytes)
+}
+
+// readSummary reads body, the summary of node, up to limit bytes
+// (DefaultSummaryMaxBytes when limit is not positive): a longer body is an
+// error wrapping ErrSummaryTooLarge, read no further than one byte past the
+// limit. Both sources read through it.
+func readSummary(node string, body io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultSummaryMaxBytes
+	}
+	limit = min(limit, math.MaxInt64-1)
 	data, err := io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", p.Node, err)
+		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: %w", node, err)
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("pressureevictor: stats summary of node %q: longer than the limit of %d bytes (--summary-max-bytes): %w",
-			p.Node, limit, ErrSummaryTooLarge)
+			node, limit, ErrSummaryTooLarge)
 	}
 	return data, nil
 }

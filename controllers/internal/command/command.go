@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
@@ -47,6 +48,10 @@ type Options struct {
 	LeaseName     string
 	LeaseNS       string
 
+	// StartupTimeout bounds the wait for the API server's first answer:
+	// past it Main returns an error instead of retrying for ever.
+	StartupTimeout time.Duration
+
 	MetricsAddr string
 	// Healthz, if set, is asked by /healthz: an error answers 503 with it.
 	// nil answers "ok" always.
@@ -59,12 +64,23 @@ type Options struct {
 // of kube-system, such as the one of an absent kube-scheduler.
 const DefaultLeaseNamespace = "evictkit-system"
 
-// Register adds the flags to fs; leaseName is the default Lease name.
-func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
+// DefaultStartupTimeout is the default of --kube-api-startup-timeout.
+const DefaultStartupTimeout = 30 * time.Second
+
+// RegisterClient adds the flags of the API client to fs: --kubeconfig,
+// --master, --kube-api-qps and --kube-api-burst (with the given defaults)
+// and --kube-api-startup-timeout.
+func (o *Options) RegisterClient(fs *flag.FlagSet, qps float64, burst int) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig file; empty means the in-cluster configuration.")
 	fs.StringVar(&o.Master, "master", "", "The address of the Kubernetes API server (overrides any value in kubeconfig).")
-	fs.Float64Var(&o.QPS, "kube-api-qps", 20, "QPS to use while talking with the API server.")
-	fs.IntVar(&o.Burst, "kube-api-burst", 30, "Burst to use while talking with the API server.")
+	fs.Float64Var(&o.QPS, "kube-api-qps", qps, "QPS to use while talking with the API server.")
+	fs.IntVar(&o.Burst, "kube-api-burst", burst, "Burst to use while talking with the API server.")
+	fs.DurationVar(&o.StartupTimeout, "kube-api-startup-timeout", DefaultStartupTimeout, "How long the program tries to reach the API server at start before it exits with an error.")
+}
+
+// Register adds the flags to fs; leaseName is the default Lease name.
+func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
+	o.RegisterClient(fs, 20, 30)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "Take a leader lease before acting, so that one replica acts at a time.")
 	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long non-leaders wait after the last renewal before taking over.")
 	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader tries to renew before it stops leading.")
@@ -84,6 +100,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--kube-api-qps %v is not a number of queries per second (0 or more)", o.QPS)
 	case o.Burst < 0:
 		return fmt.Errorf("--kube-api-burst %d is negative", o.Burst)
+	case o.StartupTimeout <= 0:
+		return fmt.Errorf("--kube-api-startup-timeout %v is not positive", o.StartupTimeout)
 	case !o.LeaderElect:
 		return nil
 	case o.LeaseDuration <= 0:
@@ -104,12 +122,14 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Main runs a controller program: it builds the client from o, serves
-// metrics from reg, and calls run once this replica leads (at once without
-// leader election). run's context ends on SIGTERM or SIGINT, or when the
-// lease is lost; Main returns after run has returned.
+// Main runs a controller program: it builds the client from o, waits for
+// the API server's first answer (up to o.StartupTimeout), serves metrics
+// from reg, and calls run once this replica leads (at once without leader
+// election). run's context ends on SIGTERM or SIGINT, or when the lease is
+// lost; Main returns after run has returned. Its errors are one line that
+// starts with name.
 func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, run func(ctx context.Context, client kubernetes.Interface) error) error {
-	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+	cfg, err := restConfig(o)
 	if err != nil {
 		return fmt.Errorf("%s: client configuration: %w", name, err)
 	}
@@ -123,6 +143,9 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if err := reach(ctx, client, cfg.Host, o.StartupTimeout); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.MetricsAddr != "0" && o.MetricsAddr != "" {
@@ -162,6 +185,53 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 	}
 
 	return campaign(ctx, o, name, id, lock, log, client, run)
+}
+
+// restConfig is the client configuration of o: the kubeconfig and master
+// given, or without either the in-cluster configuration, and never a
+// kubeconfig of the environment (~/.kube/config, $KUBECONFIG) that the
+// operator did not name.
+func restConfig(o Options) (*rest.Config, error) {
+	if o.Kubeconfig == "" && o.Master == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig and not in a cluster: %w", err)
+		}
+		return cfg, nil
+	}
+	return clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+}
+
+// reachRetry is the wait between two tries to reach the API server at
+// start.
+const reachRetry = time.Second
+
+// reach asks the API server at host for /version until it answers, ctx
+// ends, or timeout (DefaultStartupTimeout when not positive) passes; the
+// error says which server did not answer and why. A 401 ends the wait at
+// once: the credentials are wrong, not the server slow.
+func reach(ctx context.Context, client kubernetes.Interface, host string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = DefaultStartupTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := client.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
+		switch {
+		case err == nil:
+			return nil
+		case apierrors.IsUnauthorized(err):
+			return fmt.Errorf("the API server at %s did not accept the credentials: %w", host, err)
+		}
+		t := time.NewTimer(reachRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("the API server at %s did not answer within %v (--kube-api-startup-timeout): %w", host, timeout, err)
+		case <-t.C:
+		}
+	}
 }
 
 // campaign runs elections on lock until ctx ends or run fails. A replica

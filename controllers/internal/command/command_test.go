@@ -145,7 +145,7 @@ func goroutinesAtMost(limit int) int {
 }
 
 func TestValidate(t *testing.T) {
-	good := Options{QPS: 20, Burst: 30, LeaderElect: true, LeaseDuration: 15 * time.Second,
+	good := Options{QPS: 20, Burst: 30, StartupTimeout: DefaultStartupTimeout, LeaderElect: true, LeaseDuration: 15 * time.Second,
 		RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second, LeaseName: "x", LeaseNS: DefaultLeaseNamespace}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
@@ -157,6 +157,7 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.QPS = -1 }, "--kube-api-qps -1"},
 		{func(o *Options) { o.QPS = math.NaN() }, "--kube-api-qps NaN"},
 		{func(o *Options) { o.Burst = -1 }, "--kube-api-burst -1"},
+		{func(o *Options) { o.StartupTimeout = 0 }, "--kube-api-startup-timeout 0s is not positive"},
 		{func(o *Options) { o.LeaseDuration = -time.Second }, "--leader-elect-lease-duration -1s is not positive"},
 		{func(o *Options) { o.RenewDeadline = 0 }, "--leader-elect-renew-deadline 0s is not positive"},
 		{func(o *Options) { o.RetryPeriod = -time.Second }, "--leader-elect-retry-period -1s is not positive"},
