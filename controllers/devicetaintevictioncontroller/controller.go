@@ -79,6 +79,7 @@ type Controller struct {
 	timer    clock.Timer
 	recorder record.EventRecorder
 	backoff  workqueue.TypedRateLimiter[string]
+	handled  map[string]int // informer events handled by kind, for tests
 }
 
 // task is one unit of work for a worker: an eviction or a status write.
@@ -134,6 +135,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.cond = sync.NewCond(&c.mu)
 	c.core = devicetaints.NewController(c.cfg.Options)
 	c.synced, c.stopped, c.tasks = false, false, nil
+	c.handled = make(map[string]int)
 	c.recorder = recorder
 	c.backoff = workqueue.DefaultTypedControllerRateLimiter[string]()
 	c.timer = c.cfg.Clock.NewTimer(time.Hour)
@@ -165,24 +167,24 @@ func (c *Controller) Run(ctx context.Context) error {
 		regs = append(regs, func() { _ = inf.RemoveEventHandler(reg) })
 		return reg, nil
 	}
-	podReg, err := add(c.cfg.Pods.Informer(), handlers(func(old, obj *v1.Pod) { c.handle(func() { c.core.PodChanged(old, obj) }) }))
+	podReg, err := add(c.cfg.Pods.Informer(), handlers(func(old, obj *v1.Pod) { c.handle("pod", func() { c.core.PodChanged(old, obj) }) }))
 	if err != nil {
 		return err
 	}
 	claimReg, err := add(c.cfg.ResourceClaims.Informer(), handlers(func(old, obj *resourceapi.ResourceClaim) {
-		c.handle(func() { c.core.ClaimChanged(old, obj) })
+		c.handle("claim", func() { c.core.ClaimChanged(old, obj) })
 	}))
 	if err != nil {
 		return err
 	}
 	sliceReg, err := add(c.cfg.ResourceSlices.Informer(), handlers(func(old, obj *resourceapi.ResourceSlice) {
-		c.handle(func() { c.core.SliceChanged(old, obj) })
+		c.handle("slice", func() { c.core.SliceChanged(old, obj) })
 	}))
 	if err != nil {
 		return err
 	}
 	ruleReg, err := add(c.cfg.DeviceTaintRules.Informer(), handlers(func(old, obj *resourceapi.DeviceTaintRule) {
-		c.handle(func() { c.core.RuleChanged(Rule(old), Rule(obj)) })
+		c.handle("rule", func() { c.core.RuleChanged(Rule(old), Rule(obj)) })
 	}))
 	if err != nil {
 		return err
@@ -205,7 +207,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-timerC:
-				c.handle(func() {})
+				c.handle("", nil)
 			}
 		}
 	})
@@ -262,14 +264,18 @@ func Rule(r *resourceapi.DeviceTaintRule) *devicetaints.Rule {
 	}
 }
 
-// handle runs f (a call of the core) under the lock, then a step.
-func (c *Controller) handle(f func()) {
+// handle runs f (a call of the core, for an informer event of kind; nil
+// for a timer tick) under the lock, then a step.
+func (c *Controller) handle(kind string, f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped || c.core == nil {
 		return
 	}
-	f()
+	if f != nil {
+		f()
+		c.handled[kind]++
+	}
 	c.step()
 }
 
@@ -328,4 +334,12 @@ func (c *Controller) worker(ctx context.Context) {
 // and 10 per second overall).
 func (c *Controller) retryAt(key string) time.Time {
 	return c.cfg.Clock.Now().Add(c.backoff.When(key))
+}
+
+// handledEvents returns the number of informer events of kind ("pod",
+// "claim", "slice", "rule") handled (for tests).
+func (c *Controller) handledEvents(kind string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handled[kind]
 }
