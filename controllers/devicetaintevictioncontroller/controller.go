@@ -221,7 +221,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// handles returns informer handlers that call f with the old and new
+// handlers returns informer handlers that call f with the old and new
 // object (nil for none), a deleted object's last state taken from its
 // tombstone.
 func handlers[T any](f func(old, obj *T)) cache.ResourceEventHandlerFuncs {
