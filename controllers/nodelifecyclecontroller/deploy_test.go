@@ -127,7 +127,7 @@ func TestDeployLeaderLeases(t *testing.T) {
 	if !namespaced {
 		t.Errorf("rbac.yaml creates no Namespace %s", command.DefaultLeaseNamespace)
 	}
-	for _, program := range []string{ControllerName, "taint-eviction-controller"} {
+	for _, program := range []string{ControllerName, "taint-eviction-controller", "device-taint-eviction-controller"} {
 		if !leaders[program] {
 			t.Errorf("no leader Role for %s with get and update on its own Lease", program)
 		}
@@ -140,7 +140,7 @@ func TestDeployLeaderLeases(t *testing.T) {
 // cluster-wide rights; and they lead on a Lease in the default namespace
 // (no flag overrides it).
 func TestDeployPlacement(t *testing.T) {
-	for _, program := range []string{ControllerName, "taint-eviction-controller"} {
+	for _, program := range []string{ControllerName, "taint-eviction-controller", "device-taint-eviction-controller"} {
 		data, err := os.ReadFile("../../deploy/" + program + ".yaml")
 		if err != nil {
 			t.Fatal(err)

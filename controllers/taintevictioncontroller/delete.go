@@ -2,7 +2,6 @@ package taintevictioncontroller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,9 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/evictkit/eviction/controllers/internal/podpatch"
 	"github.com/evictkit/eviction/tainteviction"
 )
 
@@ -111,17 +110,9 @@ func conditionPatch(pod *v1.Pod, now time.Time) ([]byte, bool, error) {
 	if !changed {
 		return nil, false, nil
 	}
-	oldJSON, err := json.Marshal(v1.Pod{Status: pod.Status})
+	patch, err := podpatch.Status(pod, status)
 	if err != nil {
-		return nil, false, fmt.Errorf("taint eviction: pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	newJSON, err := json.Marshal(v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: pod.UID}, Status: status})
-	if err != nil {
-		return nil, false, fmt.Errorf("taint eviction: pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	patch, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, v1.Pod{})
-	if err != nil {
-		return nil, false, fmt.Errorf("taint eviction: pod %s/%s status patch: %w", pod.Namespace, pod.Name, err)
+		return nil, false, fmt.Errorf("taint eviction: %w", err)
 	}
 	return patch, true, nil
 }
