@@ -31,7 +31,7 @@
 //     run, and none at all while nothing is pending or running.
 //   - An item is due when the clock reaches its FireAt; due items start in
 //     (FireAt, insertion) order, never before FireAt, and each at most once.
-//   - A key never runs twice at once: an Add or Replace of a key whose call
+//   - A key never runs twice at once: an Add of a key whose call
 //     is running (client-go workqueue's dirty-while-processing rule) holds
 //     the new item, pending, until that call returns; it is never dropped.
 //   - The first Add of a pending key wins; Cancel of a pending item means it
@@ -62,7 +62,7 @@
 //
 // # Costs
 //
-// Add, Cancel and Replace are O(log n) on a 4-ary heap whose entries carry
+// Add and Cancel are O(log n) on a 4-ary heap whose entries carry
 // their sort key inline; Get and Len are O(1). A pending item is one slab
 // entry (its key, stored once, its value and both times), one heap entry and
 // one bucket of the key index (a hash table of the heap's own, so the key is
@@ -102,7 +102,7 @@
 //     seen or cancelled.
 //   - One call per key at a time: upstream starts an item added after the
 //     cancel of a running one at once, beside it; here it is held until the
-//     running call returns. An Add or Replace of a running key holds a new
+//     running call returns. An Add of a running key holds a new
 //     item too; upstream's AddWork skips a running key.
 //   - [Queue.Cancel] of a running item reports false; upstream reports true
 //     when the running item had been started by its timer.
@@ -111,7 +111,7 @@
 //   - [RateLimited.SetRate] remembers the configured rate, so any positive
 //     rate resumes a stopped queue; upstream's stopped limiter reports a rate
 //     of 1, so SwapLimiter(0) then SwapLimiter(1) leaves evictions stopped.
-//   - Add and Replace after [Queue.Shutdown] report false, and Shutdown
+//   - Add after [Queue.Shutdown] reports false, and Shutdown
 //     cancels the running calls' context; upstream keeps accepting work
 //     after CancelAndWait and never cancels.
 //   - Bounded workers: at most GOMAXPROCS calls run at once unless

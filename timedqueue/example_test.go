@@ -59,8 +59,9 @@ func ExampleQueue() {
 }
 
 // Rescheduling: a second Add of a pending key is refused (the first add
-// wins), Replace moves its fire time, and Get shows the stored item.
-func ExampleQueue_Replace() {
+// wins); Cancel and Add again move its fire time, and Get shows the stored
+// item.
+func ExampleQueue_Cancel() {
 	clk := testclock.NewFakeClock(start)
 	q := timedqueue.New(func(_ context.Context, it timedqueue.Item[string, struct{}]) error {
 		fmt.Printf("%v run %s (due %v)\n", clk.Since(start), it.Key, it.FireAt.Sub(start))
@@ -70,7 +71,7 @@ func ExampleQueue_Replace() {
 
 	q.Add("ns/pod", struct{}{}, start, start.Add(time.Minute))
 	fmt.Println("add again:", q.Add("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
-	fmt.Println("replace:", q.Replace("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
+	fmt.Println("cancel:", q.Cancel("ns/pod"), "add:", q.Add("ns/pod", struct{}{}, start, start.Add(5*time.Second)))
 	it, _ := q.Get("ns/pod")
 	fmt.Println(it.Key, it.State, "due", it.FireAt.Sub(start))
 
@@ -81,7 +82,7 @@ func ExampleQueue_Replace() {
 	_ = q.Shutdown(ctx)
 	// Output:
 	// add again: false
-	// replace: true
+	// cancel: true add: true
 	// ns/pod pending due 5s
 	// 5s run ns/pod (due 5s)
 	// still queued: false

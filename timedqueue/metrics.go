@@ -40,8 +40,7 @@ type HistogramMetric interface {
 // The metrics mean what client-go's mean, for a timed queue:
 //
 //   - depth: pending items (scheduled or waiting for a retry, not running);
-//   - adds: items accepted by Add or Replace (not the Replace of a pending
-//     item, which only moves it);
+//   - adds: items accepted by Add;
 //   - latency: seconds from an item's due time (its FireAt, or its retry
 //     time) to the start of its call: the wait for a free worker;
 //   - work duration: seconds per work call;

@@ -76,8 +76,8 @@ func (o *Options[K]) workers() int {
 // by itself, five times 10 ms apart, and then the eviction is dropped).
 //
 // While an item waits for its next attempt it is Pending (with its
-// original FireAt and a non-zero Attempts): Cancel and Replace act on it,
-// Shutdown drops it. Waits are measured on the queue's clock.
+// original FireAt and a non-zero Attempts): Cancel acts on it, Shutdown
+// drops it. Waits are measured on the queue's clock.
 type Retry struct {
 	// MaxAttempts is the greatest number of calls per item, the first
 	// included. 0 and 1 mean one call; a negative value retries until the

@@ -207,8 +207,8 @@ func checkHeapInvariants(t *rapid.T, h *heap[int, struct{}]) {
 	}
 }
 
-// TestQueueMatchesModel is the queue's state machine: random Add, Cancel,
-// Replace and clock steps on a fake clock; after every step exactly the due,
+// TestQueueMatchesModel is the queue's state machine: random Add, Cancel
+// and clock steps on a fake clock; after every step exactly the due,
 // uncancelled items have run, once each, in (fire time, insertion) order and
 // at the first clock reading not before their fire time.
 func TestQueueMatchesModel(t *testing.T) {
@@ -255,22 +255,6 @@ func TestQueueMatchesModel(t *testing.T) {
 				wantOK := m.remove(k)
 				if ok := q.Cancel(k); ok != wantOK {
 					t.Fatalf("Cancel(%d) = %v, want %v", k, ok, wantOK)
-				}
-				settle(t)
-			},
-			"replace": func(t *rapid.T) {
-				k := key.Draw(t, "key")
-				c, f := drawTime(t, clk.Now(), "created"), drawTime(t, clk.Now(), "fire")
-				wantOK := true
-				if i := m.find(k); i >= 0 && m.items[i].fireAt.Equal(f) {
-					wantOK = false
-				}
-				if ok := q.Replace(k, struct{}{}, c, f); ok != wantOK {
-					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
-				}
-				if wantOK {
-					m.remove(k)
-					m.push(k, c, f)
 				}
 				settle(t)
 			},
@@ -479,7 +463,7 @@ type heldCall struct {
 }
 
 // TestQueueHeldMatchesModel is the state machine of one key per call: work
-// calls block until the test lets them return, so adds, replaces and
+// calls block until the test lets them return, so adds and
 // cancels meet running calls. The model: a key has at most one pending
 // item and at most one running call; a pending item starts once it is due
 // and its key has no running call; Add succeeds unless an item is pending.
@@ -559,21 +543,6 @@ func TestQueueHeldMatchesModel(t *testing.T) {
 				wantOK := s.pending == nil
 				if ok := q.Add(k, struct{}{}, clk.Now(), f); ok != wantOK {
 					t.Fatalf("Add(%d) = %v, want %v", k, ok, wantOK)
-				}
-				if wantOK {
-					seq++
-					s.pending = &mItem{key: k, created: clk.Now(), fireAt: f, seq: seq}
-					s.released = s.running != nil
-				}
-				settle(t)
-			},
-			"replace": func(t *rapid.T) {
-				k := key.Draw(t, "key")
-				f := drawTime(t, clk.Now(), "fire")
-				s := &st[k]
-				wantOK := s.pending == nil || !s.pending.fireAt.Equal(f)
-				if ok := q.Replace(k, struct{}{}, clk.Now(), f); ok != wantOK {
-					t.Fatalf("Replace(%d) = %v, want %v", k, ok, wantOK)
 				}
 				if wantOK {
 					seq++

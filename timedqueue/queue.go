@@ -80,7 +80,7 @@ func (q *Queue[K, V]) Name() string { return q.name }
 // fireAt, and reports true. It reports false and changes nothing when key is already pending,
 // or after [Queue.Shutdown]: the first add wins. When key's call is running
 // (or was cancelled and still runs), Add reports true and holds the new
-// item: it is pending (Get, Cancel and Replace act on it) but starts only
+// item: it is pending (Get and Cancel act on it) but starts only
 // after that call returns, so that one key never runs twice at once. An
 // item due already is dispatched at once, without waiting for the clock to
 // move. value and createdAt are only stored and handed back. O(log n).
@@ -113,43 +113,6 @@ func (q *Queue[K, V]) headChangedLocked() {
 		return
 	}
 	q.pumpLocked(q.clock.Now())
-}
-
-// Replace schedules key anew. On a pending key it sets the new value and
-// times and reports true, unless fireAt equals the stored FireAt (then
-// false, unchanged, the value included); on a running or absent key it acts as [Queue.Add] (a new item,
-// held behind a running call). After [Queue.Shutdown] it reports false.
-// O(log n).
-func (q *Queue[K, V]) Replace(key K, value V, createdAt, fireAt time.Time) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.replaceLocked(key, q.h.tag(key), value, createdAt, fireAt)
-}
-
-func (q *Queue[K, V]) replaceLocked(key K, tag uint32, value V, createdAt, fireAt time.Time) bool {
-	if q.closed {
-		return false
-	}
-	_, s, ok := q.h.find(key, tag)
-	if !ok {
-		return q.addLocked(key, tag, value, createdAt, fireAt)
-	}
-	sl := q.h.at(s)
-	switch {
-	case sl.pos == posRunning:
-		return q.addLocked(key, tag, value, createdAt, fireAt)
-	case sl.fire == nanos(fireAt): // no change
-		return false
-	case sl.pos == posHeld: // not in the heap yet: only the value and times change
-		sl.value, sl.created, sl.fire, sl.createdLoc, sl.loc, sl.attempts = value, nanos(createdAt), nanos(fireAt), createdAt.Location(), fireAt.Location(), 0
-		return true
-	}
-	wasHead := sl.pos == 0
-	q.h.update(s, value, createdAt, fireAt)
-	if wasHead || sl.pos == 0 { // the head changed
-		q.headChangedLocked()
-	}
-	return true
 }
 
 // Cancel removes key. A pending item never runs and Cancel reports true. A
@@ -215,7 +178,7 @@ func (q *Queue[K, V]) Idle(ctx context.Context) error {
 }
 
 // Shutdown drops every pending item without running it, makes later Adds
-// and Replaces report false, cancels the context handed to running calls
+// report false, cancels the context handed to running calls
 // and waits until they have returned and the queue's own goroutines have
 // exited. It returns nil then, or the context's error (wrapped) if ctx ends
 // first. Calling it again waits again.
@@ -489,11 +452,6 @@ func (e Entry[K, V]) Get() (Item[K, V], bool) { return e.q.h.get(e.key, e.tag) }
 // Add is [Queue.Add] of the entry's key.
 func (e Entry[K, V]) Add(value V, createdAt, fireAt time.Time) bool {
 	return !e.q.closed && e.q.addLocked(e.key, e.tag, value, createdAt, fireAt)
-}
-
-// Replace is [Queue.Replace] of the entry's key.
-func (e Entry[K, V]) Replace(value V, createdAt, fireAt time.Time) bool {
-	return e.q.replaceLocked(e.key, e.tag, value, createdAt, fireAt)
 }
 
 // Cancel is [Queue.Cancel] of the entry's key.

@@ -281,25 +281,6 @@ func TestQueueRules(t *testing.T) {
 			assert.Equal(t, 2, e.count("k"))
 			assert.Zero(t, e.q.Len())
 		}},
-		{name: "replace", run: func(t *testing.T, e *env[string]) {
-			release := e.gate("run")
-			require.True(t, e.q.Add("run", struct{}{}, t0, t0))
-			<-e.started
-			assert.True(t, e.q.Replace("run", struct{}{}, t0, t0.Add(2*time.Second)), "running: a new item is held")
-			assert.False(t, e.q.Replace("run", struct{}{}, t0, t0.Add(2*time.Second)), "the held item has that fire time")
-			assert.True(t, e.q.Replace("run", struct{}{}, t0, t0.Add(time.Second)), "a held item moves")
-			release()
-			e.idle()
-
-			require.True(t, e.q.Add("p", struct{}{}, t0, t0.Add(5*time.Second)))
-			assert.False(t, e.q.Replace("p", struct{}{}, t0, t0.Add(5*time.Second)), "equal fire time")
-			assert.True(t, e.q.Replace("p", struct{}{}, t0, t0.Add(time.Second)))
-			assert.True(t, e.q.Replace("absent", struct{}{}, t0, t0.Add(2*time.Second)))
-			e.step(time.Second)
-			assert.Equal(t, []string{"p", "run", "run"}, sorted(e.keys()))
-			e.step(time.Second)
-			assert.Equal(t, []string{"absent", "p", "run", "run"}, sorted(e.keys()))
-		}},
 		{name: "a held item cancelled before the call returns never runs", run: func(t *testing.T, e *env[string]) {
 			release := e.gate("k")
 			require.True(t, e.q.Add("k", struct{}{}, t0, t0))
@@ -329,7 +310,6 @@ func TestQueueRules(t *testing.T) {
 			require.NoError(t, e.q.Shutdown(context.Background()))
 			// Upstream accepts work after CancelAndWait; the library refuses it.
 			assert.False(t, e.q.Add("d", struct{}{}, t0, t0))
-			assert.False(t, e.q.Replace("d", struct{}{}, t0, t0))
 			e.step(time.Hour)
 			assert.Equal(t, []string{"run"}, e.keys())
 			assert.Zero(t, e.q.Len())
@@ -567,19 +547,6 @@ func TestQueueRetry(t *testing.T) {
 		e.step(time.Hour)
 		assert.Equal(t, 1, e.count("k"))
 		assert.Len(t, e.errs, 1)
-	})
-	t.Run("replace during backoff reschedules and resets attempts", func(t *testing.T) {
-		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1, Initial: time.Minute}})
-		e.fail["k"] = errBoom
-		e.q.Add("k", struct{}{}, t0, t0)
-		e.idle()
-		assert.False(t, e.q.Replace("k", struct{}{}, t0, t0), "same FireAt")
-		assert.True(t, e.q.Replace("k", struct{}{}, t0, t0.Add(time.Second)))
-		it, _ := e.q.Get("k")
-		assert.Zero(t, it.Attempts)
-		delete(e.fail, "k")
-		e.step(time.Second)
-		assert.Equal(t, 2, e.count("k"))
 	})
 	t.Run("shutdown drops an item waiting to retry", func(t *testing.T) {
 		e := newEnv[string](t, Options[string]{Retry: Retry{MaxAttempts: -1}})

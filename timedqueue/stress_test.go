@@ -14,11 +14,11 @@ import (
 	testclock "k8s.io/utils/clock/testing"
 )
 
-// TestQueueStress: 8 goroutines share 100,000 random Add, Cancel, Replace,
-// Get and clock-step operations (run it with -race). Every fire time handed
+// TestQueueStress: 8 goroutines share 100,000 random Add, Cancel,
+// reschedule (Cancel then Add), Get and clock-step operations (run it with -race). Every fire time handed
 // to the queue is unique, so each work call names the exact item it ran.
 // Afterwards nothing ran twice, nothing ran early, nothing cancelled ran,
-// and every item ran unless it was cancelled or replaced; no two calls for
+// and every item ran unless it was cancelled; no two calls for
 // one key ever overlapped, and after Shutdown nothing is pending and none of
 // the queue's goroutines is left.
 func TestQueueStress(t *testing.T) {
@@ -53,7 +53,7 @@ func TestQueueStress(t *testing.T) {
 	// concurrent callers plus its own workers.
 	type book struct {
 		mu                             sync.Mutex
-		issued, cancelled, replacedOld []int64
+		issued, cancelled []int64
 	}
 	books := make([]book, keys)
 	var unique atomic.Int64
@@ -90,14 +90,14 @@ func TestQueueStress(t *testing.T) {
 					b.mu.Unlock()
 				case p < 80:
 					b.mu.Lock()
-					it, found := q.Get(k)
+					// Rescheduled as a caller does: Cancel, then Add.
+					it, _ := q.Get(k)
+					if q.Cancel(k) {
+						b.cancelled = append(b.cancelled, it.FireAt.UnixNano())
+					}
 					f := fireAt(r)
-					if q.Replace(k, struct{}{}, clk.Now(), f) {
+					if q.Add(k, struct{}{}, clk.Now(), f) {
 						b.issued = append(b.issued, f.UnixNano())
-						if found && it.State == Pending {
-							// Replaced, or it ran between Get and Replace.
-							b.replacedOld = append(b.replacedOld, it.FireAt.UnixNano())
-						}
 					}
 					b.mu.Unlock()
 				case p < 94:
@@ -138,7 +138,7 @@ func TestQueueStress(t *testing.T) {
 			assert.Zero(t, runs[f], "a cancelled item ran")
 		}
 		accounted := map[int64]bool{}
-		for _, f := range append(b.cancelled, b.replacedOld...) {
+		for _, f := range b.cancelled {
 			accounted[f] = true
 		}
 		for _, f := range b.issued {
