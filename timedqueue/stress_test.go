@@ -52,7 +52,7 @@ func TestQueueStress(t *testing.T) {
 	// knows which item an operation met; the queue itself still sees 8
 	// concurrent callers plus its own workers.
 	type book struct {
-		mu                             sync.Mutex
+		mu                sync.Mutex
 		issued, cancelled []int64
 	}
 	books := make([]book, keys)
