@@ -66,11 +66,12 @@ type queuePair struct {
 	history  []string
 }
 
-// newQueuePair returns a pair at gen.Epoch. The library's queue has no
-// bound on workers, as upstream's, unless opts (applied last) set one.
+// newQueuePair returns a pair at gen.Epoch. The library's queue has more
+// workers than a test has items, so none waits for one, as upstream starts
+// a goroutine per item, unless opts (applied last) set a bound.
 func newQueuePair(t tester, opts ...timedqueue.Options[string]) *queuePair {
 	p := &queuePair{t: t, upClock: testingclock.NewFakeClock(gen.Epoch), ourClock: testingclock.NewFakeClock(gen.Epoch)}
-	o := timedqueue.Options[string]{Unbounded: true}
+	o := timedqueue.Options[string]{Workers: 1 << 16}
 	if len(opts) > 0 {
 		o = opts[0]
 	}
@@ -123,8 +124,8 @@ func (p *queuePair) check(keys []string) {
 	}
 }
 
-// TestTimedQueue runs random sequences of Add, Replace (UpdateWork),
-// Cancel and clock steps against both queues and compares, after every
+// TestTimedQueue runs random sequences of Add, UpdateWork (the library's
+// Cancel and Add), Cancel and clock steps against both queues and compares, after every
 // operation, the results, the queued items and the work calls.
 func TestTimedQueue(t *testing.T) {
 	keys := []string{"ns/a", "ns/b", "/a", "ns/c"}
@@ -146,14 +147,21 @@ func TestTimedQueue(t *testing.T) {
 				}
 			case 1:
 				d := delay.Draw(t, fmt.Sprintf("delay%d", i))
-				p.history = append(p.history, fmt.Sprintf("Replace(%s, +%v)", key, d))
+				p.history = append(p.history, fmt.Sprintf("UpdateWork(%s, +%v)", key, d))
 				// UpdateWork reports nothing; it reschedules unless the
 				// pending item already fires then.
 				w := p.upQ.GetWorkerUnsafe(key)
 				wantReplaced := w == nil || !w.FireAt.Equal(now.Add(d))
 				p.upQ.UpdateWork(context.Background(), workArgs(key), now, now.Add(d))
-				if got := p.ourQ.Replace(key, struct{}{}, now, now.Add(d)); got != wantReplaced {
-					p.fail("Replace(%q): upstream reschedules %v, evictkit %v", key, wantReplaced, got)
+				// The library has no UpdateWork: a caller reschedules
+				// with Cancel and Add, unless the item already fires then.
+				got := false
+				if it, ok := p.ourQ.Get(key); !ok || !it.FireAt.Equal(now.Add(d)) {
+					p.ourQ.Cancel(key)
+					got = p.ourQ.Add(key, struct{}{}, now, now.Add(d))
+				}
+				if got != wantReplaced {
+					p.fail("UpdateWork(%q): upstream reschedules %v, evictkit %v", key, wantReplaced, got)
 				}
 			case 2:
 				p.history = append(p.history, fmt.Sprintf("Cancel(%s)", key))

@@ -116,7 +116,7 @@
 //     after CancelAndWait and never cancels.
 //   - Bounded workers: at most GOMAXPROCS calls run at once unless
 //     [Options.Workers] says otherwise; upstream starts a goroutine per item
-//     without bound ([Options.Unbounded] does that too).
+//     without bound (a Workers as large as the items comes closest).
 //   - Retries: upstream never retries in the queue and drops an eviction
 //     whose work failed; [Options.Retry] adds durable retries with
 //     exponential backoff, off by default. Errors go to [Options.OnError];

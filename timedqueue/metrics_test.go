@@ -148,5 +148,4 @@ func TestOptionsWorkers(t *testing.T) {
 	assert.Equal(t, runtime.GOMAXPROCS(0), (&Options[int]{}).workers(), "0 means GOMAXPROCS, as in preemption")
 	assert.Equal(t, runtime.GOMAXPROCS(0), (&Options[int]{Workers: -3}).workers())
 	assert.Equal(t, 3, (&Options[int]{Workers: 3}).workers())
-	assert.Zero(t, (&Options[int]{Workers: 3, Unbounded: true}).workers(), "no bound")
 }

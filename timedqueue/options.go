@@ -36,10 +36,6 @@ type Options[K comparable] struct {
 	// never overlap, which makes a fake-clock run fully deterministic.
 	Workers int
 
-	// Unbounded starts every due item in its own goroutine at once, as
-	// upstream's TimedWorkerQueue does; Workers is then ignored.
-	Unbounded bool
-
 	// Context is the parent of the context handed to every work call; nil
 	// means [context.Background]. [Queue.Shutdown] cancels the derived
 	// context, so running calls see ctx.Done.
@@ -60,12 +56,9 @@ type Options[K comparable] struct {
 	Metrics MetricsProvider
 }
 
-// workers returns the bound on concurrent work calls, 0 for none.
+// workers returns the bound on concurrent work calls.
 func (o *Options[K]) workers() int {
-	switch {
-	case o.Unbounded:
-		return 0
-	case o.Workers <= 0:
+	if o.Workers <= 0 {
 		return runtime.GOMAXPROCS(0)
 	}
 	return o.Workers

@@ -20,7 +20,7 @@ type Queue[K comparable, V any] struct {
 	clock   clock.Clock
 	ctx     context.Context
 	cancel  context.CancelFunc // cancels ctx; called by Shutdown
-	workers int                // 0: no bound
+	workers int                // the bound on running calls, at least 1
 	onError func(K, error)
 	retry   Retry
 	name    string
@@ -233,7 +233,7 @@ func wait(ctx context.Context, ch chan struct{}, op string) error {
 // pumpLocked starts a call for every due item while a worker is free, then
 // sets the timer for the next pending item.
 func (q *Queue[K, V]) pumpLocked(now time.Time) {
-	for q.workers <= 0 || q.active < q.workers {
+	for q.active < q.workers {
 		s, it, due, ok := q.h.start(now)
 		if !ok {
 			break

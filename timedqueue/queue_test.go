@@ -447,9 +447,10 @@ func TestQueueCancelPendingWaitingForWorker(t *testing.T) {
 	assert.Equal(t, []string{"busy"}, e.keys())
 }
 
-func TestQueueUnboundedWorkers(t *testing.T) {
-	// Unbounded behaves like upstream: every due item runs at once.
-	e := newEnv[string](t, Options[string]{Unbounded: true})
+func TestQueueManyWorkers(t *testing.T) {
+	// With as many workers as items, every due item runs at once, as
+	// upstream's goroutine per item does.
+	e := newEnv[string](t, Options[string]{Workers: 40})
 	const n = 40
 	var releases []func()
 	for i := range n {
