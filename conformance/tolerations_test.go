@@ -190,7 +190,7 @@ func (q *mapQueue) Cancel(key string) bool {
 // TestNoExecuteDecision drives upstream's processPodOnNode (through a
 // TimedWorkerQueue on a fake clock that is never stepped, so nothing runs
 // but the evictions started at once) and the library's NoExecuteDecision +
-// Reconcile + ApplyAction with the same sequence of (taints, tolerations,
+// Reconcile (its action applied to a map) with the same sequence of (taints, tolerations,
 // now) for one pod, and compares the queued eviction and the evictions
 // started at once after every step.
 func TestNoExecuteDecision(t *testing.T) {
@@ -242,7 +242,12 @@ func checkNoExecuteSequence(t *rapid.T, gate bool) {
 			existing = &tecore.Scheduled{CreatedAt: it[0], FireAt: it[1]}
 		}
 		a := tecore.Reconcile(d, existing, now)
-		tecore.ApplyAction(ours, key.String(), a)
+		if a.Cancel {
+			ours.Cancel(key.String())
+		}
+		if a.Add {
+			ours.Add(key.String(), a.CreatedAt, a.FireAt)
+		}
 		history = append(history, fmt.Sprintf("step %d at %v: taints %s, tolerations %s: evictkit decision %v, action %v",
 			step, now.Sub(gen.Epoch), show(taints), show(tols), d, a))
 

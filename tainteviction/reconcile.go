@@ -95,26 +95,3 @@ func reconcile(d tolerations.Decision, existing Scheduled, queued bool, now time
 	}
 	return Action{Cancel: true, Add: true, CreatedAt: existing.CreatedAt, FireAt: fireAt}
 }
-
-// Queue is the part of a timed queue that [ApplyAction] needs. [Controller] applies the same
-// steps to its timedqueue.Batch, whose Add also stores the eviction's metadata. On a
-// timedqueue, an Add after the Cancel of a running eviction is held until that eviction
-// returns: the two never overlap (upstream runs them at once).
-type Queue[K any] interface {
-	// Add queues work for key unless key is taken, and reports whether it did.
-	Add(key K, createdAt, fireAt time.Time) bool
-	// Cancel drops the queued work for key and reports whether it stopped a pending one.
-	Cancel(key K) bool
-}
-
-// ApplyAction performs a on q for key: Cancel first, then Add. cancelled is what Cancel
-// reported (emit the cancel event only when true); added is what Add reported.
-func ApplyAction[K any](q Queue[K], key K, a Action) (cancelled, added bool) {
-	if a.Cancel {
-		cancelled = q.Cancel(key)
-	}
-	if a.Add {
-		added = q.Add(key, a.CreatedAt, a.FireAt)
-	}
-	return cancelled, added
-}

@@ -143,12 +143,17 @@ func (q *fakeQueue) advance(now time.Time) {
 	}
 }
 
-var _ Queue[string] = (*fakeQueue)(nil)
-
 // process is processPodOnNode on the fake queue.
 func (q *fakeQueue) process(key string, taints []v1.Taint, tols []v1.Toleration, now time.Time) (cancelled, added bool) {
 	d := tolerations.NoExecuteDecision(taints, tols, tolerations.Options{})
-	return ApplyAction[string](q, key, Reconcile(d, q.get(key), now))
+	a := Reconcile(d, q.get(key), now)
+	if a.Cancel {
+		cancelled = q.Cancel(key)
+	}
+	if a.Add {
+		added = q.Add(key, a.CreatedAt, a.FireAt)
+	}
+	return cancelled, added
 }
 
 func TestReconcileScheduledEvictionIsKept(t *testing.T) {
