@@ -183,6 +183,7 @@ func runScenario(sc Scenario) (tr Trace) {
 		if _, err := r.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return Trace{Error: err.Error()}
 		}
+		nc.RegisterNode(n.Name) // the node informer's add handler, which never runs here
 		if err := r.renew(n.Name, true); err != nil {
 			return Trace{Error: err.Error()}
 		}

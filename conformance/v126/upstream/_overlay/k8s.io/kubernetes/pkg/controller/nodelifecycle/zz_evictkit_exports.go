@@ -66,3 +66,7 @@ func (nc *Controller) ZonePodEvictor(zone string) *scheduler.RateLimitedTimedQue
 	defer nc.evictorLock.Unlock()
 	return nc.zonePodEvictor[zone]
 }
+
+// RegisterNode does what the node informer's add handler does for the eviction state:
+// registers the node as not marked for eviction.
+func (nc *Controller) RegisterNode(name string) { nc.nodeEvictionMap.registerNode(name) }
