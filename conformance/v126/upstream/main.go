@@ -143,7 +143,6 @@ type run struct {
 	nodes, pods, leases cache.Store
 	rec                 *recorder
 	ours                map[flowcontrol.RateLimiter]bool
-	deleted             []string
 }
 
 func runScenario(sc Scenario) (tr Trace) {
@@ -227,7 +226,6 @@ func runScenario(sc Scenario) (tr Trace) {
 				o.Ties = ties
 				tr.Observations = append(tr.Observations, o)
 			}
-			continue
 		default:
 			err = fmt.Errorf("unknown step kind %q", st.Kind)
 		}
