@@ -52,6 +52,8 @@ type variant struct {
 	name          string
 	taintEviction bool // ours instead of taint-eviction-controller
 	nodeLifecycle bool // ours instead of node-lifecycle-controller
+	// deviceTaintEviction: ours instead of device-taint-eviction-controller.
+	deviceTaintEviction bool
 	// faultPrefix, if set, puts the fault proxy between our controllers and
 	// kube-apiserver, faulting writes to the objects named with it.
 	faultPrefix string
@@ -118,6 +120,9 @@ func startCluster(t *testing.T, v variant) *cluster {
 	if v.nodeLifecycle {
 		controllers = append(controllers, "-node-lifecycle-controller")
 	}
+	if v.deviceTaintEviction {
+		controllers = append(controllers, "-device-taint-eviction-controller")
+	}
 	cp := framework.Start(t, framework.Options{ControllerManager: &framework.ControllerManager{
 		Controllers: controllers,
 		Args:        nodeLifecycleFlags,
@@ -135,6 +140,9 @@ func startCluster(t *testing.T, v variant) *cluster {
 	}
 	if v.nodeLifecycle {
 		c.ours["node-lifecycle-controller-a"] = c.runOurs(t, "node-lifecycle-controller", "a", nodeLifecycleFlags...)
+	}
+	if v.deviceTaintEviction {
+		c.ours["device-taint-eviction-controller-a"] = c.runOurs(t, "device-taint-eviction-controller", "a")
 	}
 	go c.heartbeats()
 	return c
@@ -400,6 +408,13 @@ func (c *cluster) podState(ns, name string) (string, *v1.Pod) {
 // condition.
 func (c *cluster) waitEvicted(t *testing.T, timeout time.Duration, ns, name string) *v1.Pod {
 	t.Helper()
+	return c.waitEvictedBy(t, timeout, ns, name, "DeletionByTaintManager")
+}
+
+// waitEvictedBy is waitEvicted for the DisruptionTarget reason of a given
+// controller.
+func (c *cluster) waitEvictedBy(t *testing.T, timeout time.Duration, ns, name, reason string) *v1.Pod {
+	t.Helper()
 	var got *v1.Pod
 	eventually(t, timeout, "pod "+ns+"/"+name+" evicted", func() (bool, string) {
 		s, pod := c.podState(ns, name)
@@ -409,8 +424,8 @@ func (c *cluster) waitEvicted(t *testing.T, timeout time.Duration, ns, name stri
 	if got == nil {
 		return nil
 	}
-	if cond := podCondition(got, v1.DisruptionTarget); cond == nil || cond.Status != v1.ConditionTrue || cond.Reason != "DeletionByTaintManager" {
-		t.Errorf("pod %s/%s: DisruptionTarget condition = %+v, want True with reason DeletionByTaintManager", ns, name, cond)
+	if cond := podCondition(got, v1.DisruptionTarget); cond == nil || cond.Status != v1.ConditionTrue || cond.Reason != reason {
+		t.Errorf("pod %s/%s: DisruptionTarget condition = %+v, want True with reason %s", ns, name, cond, reason)
 	}
 	return got
 }

@@ -30,6 +30,13 @@ type event struct {
 	node string
 	// tols are a pod's tolerations, as they were when the change was seen.
 	tols []v1.Toleration
+	// devs are the DRA devices a pod uses through its allocated claims, as
+	// the trace's claim cache held them when the change was seen (only when
+	// the trace watches DRA objects: watchDRA).
+	devs []deviceUse
+	// taint is the device taint a device or DeviceTaintRule line adds or
+	// removes, with the devices it applies to.
+	taint *deviceTaint
 	// rv is the resourceVersion of the object version that showed the
 	// change (0 when unknown): one etcd's revision, so it orders writes
 	// across the separate watches (nodes, pods, Events) whose deliveries
@@ -50,6 +57,8 @@ type trace struct {
 	renewed map[string][]time.Time
 	// delays are the measured delays, in the order taken.
 	delays []delay
+	// podDevices, set by watchDRA, returns the devices a pod uses.
+	podDevices func(*v1.Pod) []deviceUse
 }
 
 // delay is one measurement of how slow the machine is: at is when it was
@@ -157,10 +166,16 @@ func (tr *trace) lag(from, to time.Time) time.Duration {
 }
 
 func (tr *trace) add(what, node string, tols []v1.Toleration, resourceVersion string) {
-	rv, _ := strconv.ParseUint(resourceVersion, 10, 64)
+	tr.addEvent(event{what: what, node: node, tols: tols}, resourceVersion)
+}
+
+// addEvent records e, seen now, written at resourceVersion.
+func (tr *trace) addEvent(e event, resourceVersion string) {
+	e.rv, _ = strconv.ParseUint(resourceVersion, 10, 64)
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.events = append(tr.events, event{at: time.Now(), what: what, node: node, tols: tols, rv: rv})
+	e.at = time.Now()
+	tr.events = append(tr.events, e)
 }
 
 func taintSet(n *v1.Node) []string {
@@ -207,7 +222,7 @@ func (tr *trace) node(old, cur *v1.Node) {
 // tracedSources are the components whose Events the trace records:
 // kube-controller-manager's node lifecycle and taint eviction controllers,
 // and ours, which record under the same names.
-var tracedSources = map[string]bool{"node-controller": true, "taint-eviction-controller": true}
+var tracedSources = map[string]bool{"node-controller": true, "taint-eviction-controller": true, "device-taint-eviction-controller": true}
 
 func (tr *trace) recorded(e *v1.Event) {
 	if !tracedSources[e.Source.Component] {
@@ -232,19 +247,29 @@ func (tr *trace) pod(old, cur *v1.Pod) {
 		return ""
 	}
 	node, tols := cur.Spec.NodeName, cur.Spec.Tolerations
+	tr.mu.Lock()
+	devices := tr.podDevices
+	tr.mu.Unlock()
+	var devs []deviceUse
+	if devices != nil {
+		devs = devices(cur)
+	}
+	add := func(what string) {
+		tr.addEvent(event{what: what, node: node, tols: tols, devs: devs}, cur.ResourceVersion)
+	}
 	if old == nil {
 		// A pod created on a node already tainted NoExecute is judged from
 		// its arrival, not from the taint.
-		tr.add(name+" created", node, tols, cur.ResourceVersion)
+		add(name + " created")
 	}
 	if r := cond(cur, v1.PodReady); r == v1.ConditionFalse && cond(old, v1.PodReady) == v1.ConditionTrue {
-		tr.add(name+" Ready=False", node, tols, cur.ResourceVersion)
+		add(name + " Ready=False")
 	}
 	if d := cond(cur, v1.DisruptionTarget); d != "" && cond(old, v1.DisruptionTarget) == "" {
-		tr.add(name+" DisruptionTarget="+string(d), node, tols, cur.ResourceVersion)
+		add(name + " DisruptionTarget=" + string(d))
 	}
 	if cur.DeletionTimestamp != nil && (old == nil || old.DeletionTimestamp == nil) {
-		tr.add(name+" deleted", node, tols, cur.ResourceVersion)
+		add(name + " deleted")
 	}
 }
 
@@ -261,6 +286,11 @@ func (tr *trace) since(start time.Time, words ...string) []event {
 		for _, w := range words {
 			if strings.Contains(e.what, w) {
 				e.at = time.Time{}.Add(e.at.Sub(start))
+				if e.taint != nil {
+					dt := *e.taint
+					dt.added = time.Time{}.Add(dt.added.Sub(start))
+					e.taint = &dt
+				}
 				out = append(out, e)
 				break
 			}

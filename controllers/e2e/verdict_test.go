@@ -124,6 +124,15 @@ func precedes(a, b event) bool {
 		}
 	case ca.kind == "pod" && cb.kind == "pod" && ca.name == cb.name:
 		return ca.what == "DisruptionTarget=True" && cb.what == "deleted"
+	case isDeviceTaintLine(ca) && a.taint != nil && cb.kind == "pod" && cb.what == "DisruptionTarget=True":
+		// A device taint, of a slice or a rule, before the DisruptionTarget
+		// of a pod whose device it applies to and that does not tolerate
+		// it forever.
+		_, ok := a.taint.evicts(b.devs)
+		return ok
+	case ca.kind == "rule" && cb.kind == "rule" && ca.name == cb.name:
+		// One rule's taint and status conditions, in the order written.
+		return true
 	}
 	return false
 }
@@ -259,6 +268,9 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 			r, ok := readyChange(x.what)
 			return x.kind == "node" && x.name == node && ok && slices.Contains(statuses, r)
 		}
+	}
+	if w, handled, ok := s.draWindowOf(evs, i); handled {
+		return w, ok
 	}
 	// A monitor pass sees a change within a period, then reacts.
 	pass := s.period + s.hop()
