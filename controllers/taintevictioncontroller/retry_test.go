@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -184,6 +185,11 @@ func TestCancelledRetry(t *testing.T) {
 	_ = h.core().Idle(ctx)
 	cancel()
 
+	// What came before the removal: a cancellation of the canary may be
+	// among it (a pod seen after its node's taint is decided again, and
+	// upstream cancels and re-adds its eviction), so only what follows
+	// tells that the removal was seen.
+	h.events()
 	node, err := h.client.CoreV1().Nodes().Get(context.Background(), "n", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -192,15 +198,13 @@ func TestCancelledRetry(t *testing.T) {
 	if _, err := h.client.CoreV1().Nodes().Update(context.Background(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	canary := types.NamespacedName{Namespace: "ns", Name: "canary"}
 	var evs []string
-	h.until("the canary's eviction cancelled", func() bool {
-		evs = append(evs, h.events()...)
-		for _, e := range evs {
-			if e == "Normal TaintManagerEviction Cancelling deletion of Pod ns/canary" {
-				return true
-			}
-		}
-		return false
+	h.until("the controller sees the taint go and cancels the canary's eviction", func() bool {
+		evs = append(evs, h.events()...) // recorded after the core's state changes
+		_, tainted := h.core().NoExecuteTaints("n")
+		_, scheduled := h.core().Scheduled(canary)
+		return !tainted && !scheduled && slices.Contains(evs, "Normal TaintManagerEviction Cancelling deletion of Pod ns/canary")
 	})
 	h.setRefuse(func(string) error { return nil })
 	before := h.deleteCalls("victim")
