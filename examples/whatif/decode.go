@@ -31,7 +31,12 @@ import (
 // Fields that no scenario reads are skipped while decoding (the shadow types
 // below): metadata.managedFields, the last-applied-configuration annotation,
 // a node's image list and volume bookkeeping, a container's command, env,
-// probes and mounts, a container status's image, state and IDs.
+// probes and mounts, a container status's image, state and IDs. The parts
+// that repeat from object to object (a pod's labels, owner, containers,
+// tolerations, affinity, host IPs; a node's capacity) are decoded once per
+// distinct text and shared, read-only (intern.go); pods are allocated a
+// block at a time, and the decoder reuses its scratch objects: on a cluster
+// of small pods the decoded snapshot takes about 1.5 times its JSON.
 
 // skipped is a JSON value decoded into nothing.
 type skipped struct{}
@@ -41,22 +46,43 @@ func (*skipped) UnmarshalJSON([]byte) error { return nil }
 // lastApplied is the annotation kubectl apply keeps: a copy of the object.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
+// The fields of type shared are decoded once per distinct text and shared
+// between the objects that have it (see intern.go).
+
 type metaIn struct {
 	metav1.ObjectMeta
-	ManagedFields skipped `json:"managedFields"`
+	ManagedFields   skipped                         `json:"managedFields"`
+	Labels          shared[map[string]string]       `json:"labels"`
+	Annotations     shared[map[string]string]       `json:"annotations"` // without lastApplied
+	OwnerReferences shared[[]metav1.OwnerReference] `json:"ownerReferences"`
+}
+
+func (m *metaIn) bind(t *tables) {
+	m.Labels.t, m.Annotations.t, m.OwnerReferences.t = t.labels, t.annotations, t.owners
 }
 
 func (m *metaIn) object() metav1.ObjectMeta {
-	delete(m.Annotations, lastApplied)
-	return m.ObjectMeta
+	om := m.ObjectMeta
+	om.Labels, om.Annotations, om.OwnerReferences = m.Labels.v, m.Annotations.v, m.OwnerReferences.v
+	return om
 }
 
 type nodeStatusIn struct {
 	corev1.NodeStatus
-	Images          skipped `json:"images"`
-	VolumesInUse    skipped `json:"volumesInUse"`
-	VolumesAttached skipped `json:"volumesAttached"`
-	RuntimeHandlers skipped `json:"runtimeHandlers"`
+	Capacity        shared[corev1.ResourceList] `json:"capacity"`
+	Allocatable     shared[corev1.ResourceList] `json:"allocatable"`
+	Images          skipped                     `json:"images"`
+	VolumesInUse    skipped                     `json:"volumesInUse"`
+	VolumesAttached skipped                     `json:"volumesAttached"`
+	RuntimeHandlers skipped                     `json:"runtimeHandlers"`
+}
+
+func (s *nodeStatusIn) bind(t *tables) { s.Capacity.t, s.Allocatable.t = t.resources, t.resources }
+
+func (s *nodeStatusIn) status() corev1.NodeStatus {
+	st := s.NodeStatus
+	st.Capacity, st.Allocatable = s.Capacity.v, s.Allocatable.v
+	return st
 }
 
 type containerIn struct {
@@ -75,9 +101,21 @@ type containerIn struct {
 
 type podSpecIn struct {
 	corev1.PodSpec
-	Containers          []containerIn `json:"containers"`
-	InitContainers      []containerIn `json:"initContainers"`
-	EphemeralContainers skipped       `json:"ephemeralContainers"`
+	Containers          shared[[]corev1.Container]           `json:"containers"`
+	InitContainers      shared[[]corev1.Container]           `json:"initContainers"`
+	EphemeralContainers skipped                              `json:"ephemeralContainers"`
+	Tolerations         shared[[]corev1.Toleration]          `json:"tolerations"`
+	Affinity            shared[*corev1.Affinity]             `json:"affinity"`
+	NodeSelector        shared[map[string]string]            `json:"nodeSelector"`
+	SecurityContext     shared[*corev1.PodSecurityContext]   `json:"securityContext"`
+	Overhead            shared[corev1.ResourceList]          `json:"overhead"`
+	Resources           shared[*corev1.ResourceRequirements] `json:"resources"`
+}
+
+func (s *podSpecIn) bind(t *tables) {
+	s.Containers.t, s.InitContainers.t, s.Tolerations.t = t.containers, t.containers, t.tolerations
+	s.Affinity.t, s.NodeSelector.t, s.SecurityContext.t = t.affinity, t.labels, t.security
+	s.Overhead.t, s.Resources.t = t.resources, t.requirement
 }
 
 func containers(in []containerIn) []corev1.Container {
@@ -93,8 +131,9 @@ func containers(in []containerIn) []corev1.Container {
 
 func (s *podSpecIn) spec() corev1.PodSpec {
 	spec := s.PodSpec
-	spec.Containers = containers(s.Containers)
-	spec.InitContainers = containers(s.InitContainers)
+	spec.Containers, spec.InitContainers, spec.Tolerations = s.Containers.v, s.InitContainers.v, s.Tolerations.v
+	spec.Affinity, spec.NodeSelector, spec.SecurityContext = s.Affinity.v, s.NodeSelector.v, s.SecurityContext.v
+	spec.Overhead, spec.Resources = s.Overhead.v, s.Resources.v
 	return spec
 }
 
@@ -112,10 +151,13 @@ type containerStatusIn struct {
 
 type podStatusIn struct {
 	corev1.PodStatus
-	ContainerStatuses          []containerStatusIn `json:"containerStatuses"`
-	InitContainerStatuses      []containerStatusIn `json:"initContainerStatuses"`
-	EphemeralContainerStatuses skipped             `json:"ephemeralContainerStatuses"`
+	ContainerStatuses          []containerStatusIn     `json:"containerStatuses"`
+	InitContainerStatuses      []containerStatusIn     `json:"initContainerStatuses"`
+	EphemeralContainerStatuses skipped                 `json:"ephemeralContainerStatuses"`
+	HostIPs                    shared[[]corev1.HostIP] `json:"hostIPs"`
 }
+
+func (s *podStatusIn) bind(t *tables) { s.HostIPs.t = t.hostIPs }
 
 func statuses(in []containerStatusIn) []corev1.ContainerStatus {
 	if in == nil {
@@ -132,6 +174,7 @@ func (s *podStatusIn) status() corev1.PodStatus {
 	st := s.PodStatus
 	st.ContainerStatuses = statuses(s.ContainerStatuses)
 	st.InitContainerStatuses = statuses(s.InitContainerStatuses)
+	st.HostIPs = s.HostIPs.v
 	return st
 }
 
@@ -152,9 +195,49 @@ func (p place) String() string {
 
 // decoder adds what it decodes to s.
 type decoder struct {
-	s       *snapshot
-	name    string
-	strings interner
+	s    *snapshot
+	name string
+	t    *tables
+	// free holds objects to reuse: one per level of nesting (a List and
+	// its items) serves the whole input.
+	free []*object
+	// pods is where the next pods go: allocated a block at a time, they
+	// cost the heap fewer objects.
+	pods []corev1.Pod
+}
+
+// podBlock is how many pods the decoder allocates at once.
+const podBlock = 256
+
+func (d *decoder) newPod() *corev1.Pod {
+	if len(d.pods) == 0 {
+		d.pods = make([]corev1.Pod, podBlock)
+	}
+	p := &d.pods[0]
+	d.pods = d.pods[1:]
+	return p
+}
+
+// object returns a cleared object bound to the decoder's tables.
+func (d *decoder) object() *object {
+	var o *object
+	if n := len(d.free); n > 0 {
+		o, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		o = &object{}
+	}
+	o.meta.bind(d.t)
+	o.nodeStatus.bind(d.t)
+	o.podSpec.bind(d.t)
+	o.podStatus.bind(d.t)
+	return o
+}
+
+// release clears o for reuse: what was decoded into it now belongs to the
+// objects added to the snapshot.
+func (d *decoder) release(o *object) {
+	*o = object{}
+	d.free = append(d.free, o)
 }
 
 // object is one Kubernetes object being decoded.
@@ -230,7 +313,8 @@ func (d *decoder) jsonValue(dec *json.Decoder, at place) error {
 	if tok != json.Delim('{') {
 		return badInput("%s: not a Kubernetes object (want a JSON object, got %v)", at, tok)
 	}
-	o := &object{}
+	o := d.object()
+	defer d.release(o)
 	decodeInto := func(v any) error {
 		if err := dec.Decode(v); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -328,12 +412,15 @@ func (d *decoder) add(o *object, at place) error {
 		n := o.newNode()
 		n.TypeMeta = metav1.TypeMeta{APIVersion: o.apiVersion, Kind: o.kind}
 		n.ObjectMeta = o.meta.object()
-		n.Status = o.nodeStatus.NodeStatus
+		n.Status = o.nodeStatus.status()
 		d.s.Nodes = append(d.s.Nodes, n)
 	case "Pod":
-		p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: o.apiVersion, Kind: o.kind},
-			ObjectMeta: o.meta.object(), Spec: o.podSpec.spec(), Status: o.podStatus.status()}
-		d.strings.pod(p)
+		p := d.newPod()
+		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		p.ObjectMeta = o.meta.object()
+		p.Spec = o.podSpec.spec()
+		p.Status = o.podStatus.status()
+		d.t.pod(p)
 		d.s.Pods = append(d.s.Pods, p)
 	case "PodDisruptionBudget":
 		p := o.newPDB()
@@ -509,7 +596,7 @@ func (d *decoder) yamlDoc(doc []byte, at place) error {
 // decodeSnapshot decodes r into s: JSON values when the input starts with
 // { or [, YAML documents otherwise.
 func decodeSnapshot(s *snapshot, r io.Reader, name string) error {
-	d := &decoder{s: s, name: name, strings: interner{}}
+	d := &decoder{s: s, name: name, t: newTables()}
 	const size = 1 << 16
 	br := bufio.NewReaderSize(r, size)
 	// Look at the first character that is not white space, consuming
