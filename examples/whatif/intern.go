@@ -77,6 +77,7 @@ func (s *shared[T]) UnmarshalJSON(raw []byte) error {
 // tables are a decoder's tables of shared parts and strings.
 type tables struct {
 	strings     interner
+	names       *partTable[string]            // kinds and API versions
 	labels      *partTable[map[string]string] // labels, node selectors
 	annotations *partTable[map[string]string] // without the last-applied copy
 	owners      *partTable[[]metav1.OwnerReference]
@@ -106,6 +107,7 @@ func decodeWith[T any](intern func(*T)) func([]byte) (T, error) {
 
 func newTables() *tables {
 	t := &tables{strings: interner{}}
+	t.names = newPartTable(decodeWith[string](nil))
 	// The values of labels and annotations are not interned: a value that
 	// repeats mostly does so within the same labels, shared whole.
 	t.labels = newPartTable(decodeWith[map[string]string](nil))
