@@ -68,9 +68,10 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // table collects aligned columns separated by two spaces, and writes them
 // to out, without trailing spaces, on flush.
 type table struct {
-	out *strings.Builder
-	buf bytes.Buffer
-	tw  *tabwriter.Writer
+	out  *strings.Builder
+	buf  bytes.Buffer
+	tw   *tabwriter.Writer
+	line []byte // the row being written, reused
 }
 
 func newTable(out *strings.Builder, header ...string) *table {
@@ -80,12 +81,25 @@ func newTable(out *strings.Builder, header ...string) *table {
 	return t
 }
 
-func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
+// row adds a row: its cells separated by tabs, then a newline.
+func (t *table) row(cells ...string) {
+	t.line = t.line[:0]
+	for i, c := range cells {
+		if i > 0 {
+			t.line = append(t.line, '\t')
+		}
+		t.line = append(t.line, c...)
+	}
+	t.line = append(t.line, '\n')
+	_, _ = t.tw.Write(t.line) // it writes to a bytes.Buffer, which cannot fail
+}
 
 func (t *table) flush() {
 	_ = t.tw.Flush() // it writes to a bytes.Buffer, which cannot fail
-	for line := range strings.Lines(t.buf.String()) {
-		t.out.WriteString(strings.TrimRight(line, " \n") + "\n")
+	t.out.Grow(t.buf.Len())
+	for line := range bytes.Lines(t.buf.Bytes()) {
+		t.out.Write(bytes.TrimRight(line, " \n"))
+		t.out.WriteByte('\n')
 	}
 }
 

@@ -30,10 +30,14 @@ import (
 // is ns/op, and the child's CPU time and peak RSS are reported beside it.
 // They run only when WHATIF_LARGE lists the sizes:
 //
-//	WHATIF_LARGE=1000,5000,10000 go test ./examples/whatif -run '^$' -bench Large -benchtime 1x -timeout 2h
+//	WHATIF_LARGE=1000,5000,10000 go test ./examples/whatif -run '^$' -bench 'Large/large/' -benchtime 1x -timeout 2h
+//	WHATIF_LARGE=300,3000,10000 go test ./examples/whatif -run '^$' -bench 'Large/(small|namespaces|uneven|sparse)/' -benchtime 1x -timeout 2h
 //
-// The snapshots are written once to $WHATIF_SNAPSHOTS (default
-// $TMPDIR/whatif-snapshots) and reused.
+// Every shape of gensnap is benchmarked (the first level of the names):
+// the large shape in kubectl's indented JSON and in YAML, the small-pod
+// shapes in JSON without white space (as jq -c prints it), where the fixed
+// cost of each object weighs most. The snapshots are written once to
+// $WHATIF_SNAPSHOTS (default $TMPDIR/whatif-snapshots) and reused.
 
 // largeEnv lists the node counts to benchmark.
 const largeEnv = "WHATIF_LARGE"
@@ -238,9 +242,27 @@ func largeSizes(tb testing.TB) []int {
 	return out
 }
 
-// snapshotFile returns the generated snapshot of n nodes in format f,
-// writing it the first time.
-func snapshotFile(tb testing.TB, n int, f gensnap.Format) string {
+// benchConfig is the generated cluster of the benchmarks: n nodes of the
+// shape, in format f (the small-pod shapes in JSON without white space).
+func benchConfig(shape gensnap.Shape, n int, f gensnap.Format) gensnap.Config {
+	c := gensnap.Config{Nodes: n, Shape: shape, Format: f, Compact: shape != gensnap.Large}
+	if shape != gensnap.Uneven {
+		c.Zones = 3
+	}
+	return c
+}
+
+// benchFormats returns the formats a shape is benchmarked in.
+func benchFormats(shape gensnap.Shape) []gensnap.Format {
+	if shape == gensnap.Large {
+		return []gensnap.Format{gensnap.JSON, gensnap.YAML}
+	}
+	return []gensnap.Format{gensnap.JSON}
+}
+
+// snapshotFile returns the generated snapshot c describes, writing it the
+// first time.
+func snapshotFile(tb testing.TB, c gensnap.Config) string {
 	dir := os.Getenv("WHATIF_SNAPSHOTS")
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "whatif-snapshots")
@@ -248,7 +270,11 @@ func snapshotFile(tb testing.TB, n int, f gensnap.Format) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("nodes-%d.%s", n, f))
+	name := fmt.Sprintf("nodes-%d.%s", c.Nodes, c.Format) // the large shape's, as before shapes
+	if c.Shape != gensnap.Large {
+		name = fmt.Sprintf("%s-%d.%s", c.Shape, c.Nodes, c.Format)
+	}
+	path := filepath.Join(dir, name)
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
@@ -257,7 +283,7 @@ func snapshotFile(tb testing.TB, n int, f gensnap.Format) string {
 		tb.Fatal(err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := gensnap.Write(tmp, gensnap.Config{Nodes: n, Format: f}); err != nil {
+	if err := gensnap.Write(tmp, c); err != nil {
 		tb.Fatal(err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -285,23 +311,26 @@ spec:
 // scenario is one whatif command line of the scale benchmarks and tests.
 type scenario struct {
 	name string
-	args func(n int, preemptor string) []string
+	args func(c gensnap.Config, preemptor string) []string
 }
 
+// scenarios are the command lines run on a generated cluster. The worker
+// is a node of the second zone with pods and no taint (node 4 in the large
+// shape); the zone taken down is the second.
 func scenarios() []scenario {
-	cfg := func(n int) gensnap.Config { return gensnap.Config{Nodes: n, Zones: 3} }
-	// Node 4 is a worker in zone b with no taint.
-	worker := func(int) string { return gensnap.NodeName(4, 3) }
+	worker := gensnap.Worker
 	return []scenario{
-		{"node-down", func(n int, _ string) []string { return []string{"node-down", worker(n)} }},
-		{"node-down-zone", func(n int, _ string) []string {
-			return append([]string{"node-down"}, gensnap.ZoneNodes(cfg(n), 1)...)
+		{"node-down", func(c gensnap.Config, _ string) []string { return []string{"node-down", worker(c)} }},
+		{"node-down-zone", func(c gensnap.Config, _ string) []string {
+			return append([]string{"node-down"}, gensnap.ZoneNodes(c, 1)...)
 		}},
-		{"taint", func(n int, _ string) []string { return []string{"taint", worker(n), "dedicated=ml:NoExecute"} }},
-		{"pressure", func(n int, _ string) []string {
-			return []string{"pressure", worker(n), "--signal", "memory.available=50Mi"}
+		{"taint", func(c gensnap.Config, _ string) []string {
+			return []string{"taint", worker(c), "dedicated=ml:NoExecute"}
 		}},
-		{"preempt", func(n int, p string) []string { return []string{"preempt", p} }},
+		{"pressure", func(c gensnap.Config, _ string) []string {
+			return []string{"pressure", worker(c), "--signal", "memory.available=50Mi"}
+		}},
+		{"preempt", func(_ gensnap.Config, p string) []string { return []string{"preempt", p} }},
 	}
 }
 
@@ -336,53 +365,57 @@ func runChild(tb testing.TB, task, file string, args []string) childResult {
 	return childResult{wall: wall, cpu: cpu, maxRSS: ru.Maxrss * 1024}
 }
 
-// BenchmarkLarge runs, per size and format, the reference decode, whatif's
-// decode alone and every scenario end to end.
+// BenchmarkLarge runs, per shape, size and format, the reference decode,
+// whatif's decode alone and every scenario end to end.
 func BenchmarkLarge(b *testing.B) {
 	dir := b.TempDir()
 	preemptor := filepath.Join(dir, "preemptor.yaml")
 	if err := os.WriteFile(preemptor, []byte(preemptorYAML), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range largeSizes(b) {
-		for _, f := range []gensnap.Format{gensnap.JSON, gensnap.YAML} {
-			measure := func(name, task string, args []string) {
-				b.Run(fmt.Sprintf("nodes=%d/%s/%s", n, f, name), func(b *testing.B) {
-					// Written on first use, so that -bench can leave a
-					// size or format out without generating it.
-					file := snapshotFile(b, n, f)
-					st, err := os.Stat(file)
-					if err != nil {
-						b.Fatal(err)
-					}
-					size := float64(st.Size())
-					var cpu time.Duration
-					var rss int64
-					for i := 0; i < b.N; i++ {
-						r := runChild(b, task, file, args)
-						cpu += r.cpu
-						rss = max(rss, r.maxRSS)
-					}
-					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-					b.ReportMetric(float64(rss)/(1<<20), "peak-MiB")
-					b.ReportMetric(float64(rss)/size, "peak/input")
-					b.ReportMetric(size/(1<<20), "input-MiB")
-				})
-			}
-			if f == gensnap.JSON {
-				measure("reference", "ref-json", nil)
-			} else if os.Getenv("WHATIF_YAML_REFERENCE") != "" || n <= 1000 {
-				// sigs.k8s.io/yaml holds the whole document as generic
-				// maps: some 30 times the file, so not beyond 1,000
-				// nodes unless asked.
-				measure("reference", "ref-yaml", nil)
-			}
-			if f == gensnap.YAML {
-				measure("reference-items", "ref-yaml-items", nil)
-			}
-			measure("decode", "decode", nil)
-			for _, sc := range scenarios() {
-				measure(sc.name, "run", sc.args(n, preemptor))
+	sizes := largeSizes(b)
+	for _, shape := range gensnap.Shapes {
+		for _, n := range sizes {
+			for _, f := range benchFormats(shape) {
+				c := benchConfig(shape, n, f)
+				measure := func(name, task string, args []string) {
+					b.Run(fmt.Sprintf("%s/nodes=%d/%s/%s", shape, n, f, name), func(b *testing.B) {
+						// Written on first use, so that -bench can leave a
+						// shape, size or format out without generating it.
+						file := snapshotFile(b, c)
+						st, err := os.Stat(file)
+						if err != nil {
+							b.Fatal(err)
+						}
+						size := float64(st.Size())
+						var cpu time.Duration
+						var rss int64
+						for i := 0; i < b.N; i++ {
+							r := runChild(b, task, file, args)
+							cpu += r.cpu
+							rss = max(rss, r.maxRSS)
+						}
+						b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+						b.ReportMetric(float64(rss)/(1<<20), "peak-MiB")
+						b.ReportMetric(float64(rss)/size, "peak/input")
+						b.ReportMetric(size/(1<<20), "input-MiB")
+					})
+				}
+				if f == gensnap.JSON {
+					measure("reference", "ref-json", nil)
+				} else if os.Getenv("WHATIF_YAML_REFERENCE") != "" || n <= 1000 {
+					// sigs.k8s.io/yaml holds the whole document as generic
+					// maps: some 30 times the file, so not beyond 1,000
+					// nodes unless asked.
+					measure("reference", "ref-yaml", nil)
+				}
+				if f == gensnap.YAML {
+					measure("reference-items", "ref-yaml-items", nil)
+				}
+				measure("decode", "decode", nil)
+				for _, sc := range scenarios() {
+					measure(sc.name, "run", sc.args(c, preemptor))
+				}
 			}
 		}
 	}

@@ -12,29 +12,41 @@ import (
 	"github.com/evictkit/eviction/examples/whatif/internal/gensnap"
 )
 
-// scaleConfig is the generated cluster of TestScale: 1,000 nodes in three
-// zones, with fewer pods per node than the benchmarks' 30 to keep the test
-// within seconds (WHATIF_SCALE_PODS sets another count, for profiling).
-// Under the race detector, which scripts/check uses for one of its two runs
-// of the tests, it is 100 nodes.
-func scaleConfig(t *testing.T) gensnap.Config {
-	c := gensnap.Config{Nodes: 1000, Zones: 3, PodsPerNode: 10}
-	if raceDetector {
-		c.Nodes = 100
+// scaleConfig is the generated cluster of TestScale for a shape: for the
+// large shape 1,000 nodes in three zones, with fewer pods per node than the
+// benchmarks' 30 to keep the test within seconds; for the small-pod shapes
+// 300 nodes of 30 pods, in JSON without white space. Under the race
+// detector, which scripts/check uses for one of its two runs of the tests,
+// a tenth of the nodes (at least 60). WHATIF_SCALE_NODES and
+// WHATIF_SCALE_PODS set other counts, for profiling.
+func scaleConfig(t *testing.T, shape gensnap.Shape) gensnap.Config {
+	c := gensnap.Config{Nodes: 300, PodsPerNode: 30, Shape: shape, Compact: true}
+	if shape == gensnap.Large {
+		c = gensnap.Config{Nodes: 1000, Zones: 3, PodsPerNode: 10}
 	}
-	if v := os.Getenv("WHATIF_SCALE_PODS"); v != "" {
-		if err := json.Unmarshal([]byte(v), &c.PodsPerNode); err != nil {
-			t.Fatalf("WHATIF_SCALE_PODS=%q: %v", v, err)
+	if raceDetector {
+		c.Nodes = max(c.Nodes/10, 60)
+	}
+	for env, v := range map[string]*int{"WHATIF_SCALE_NODES": &c.Nodes, "WHATIF_SCALE_PODS": &c.PodsPerNode} {
+		if s := os.Getenv(env); s != "" {
+			if err := json.Unmarshal([]byte(s), v); err != nil {
+				t.Fatalf("%s=%q: %v", env, s, err)
+			}
 		}
 	}
 	return c
 }
 
-// TestScale runs every scenario on a generated 1,000-node snapshot: node-down
-// through the command line on the file, the others on the snapshot it
-// decoded.
+// TestScale runs every scenario on a generated snapshot of every shape:
+// node-down through the command line on the file, the others on the
+// snapshot it decoded.
 func TestScale(t *testing.T) {
-	c := scaleConfig(t)
+	for _, shape := range gensnap.Shapes {
+		t.Run(string(shape), func(t *testing.T) { testScale(t, scaleConfig(t, shape)) })
+	}
+}
+
+func testScale(t *testing.T, c gensnap.Config) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "snapshot.json")
 	f, err := os.Create(file)
@@ -57,9 +69,14 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	zone := gensnap.ZoneNodes(c, 1)
+	worker := gensnap.Worker(c)
+	pods := len(s.podsOn(worker))
+	if pods == 0 {
+		t.Fatalf("worker %q runs no pod", worker)
+	}
 	for _, sc := range scenarios() {
 		t.Run(sc.name, func(t *testing.T) {
-			args := sc.args(c.Nodes, preemptor)
+			args := sc.args(c, preemptor)
 			var out []byte
 			if sc.name == "node-down" {
 				out = []byte(mustRun(t, "", append([]string{"-f", file, "-o", "json"}, args...)...))
@@ -97,8 +114,8 @@ func TestScale(t *testing.T) {
 			}
 			switch sc.name {
 			case "node-down", "taint":
-				if len(doc.Nodes) != 1 || doc.Nodes[0].Pods != c.PodsPerNode || doc.Nodes[0].PodsEvicted == 0 {
-					t.Errorf("nodes %+v, want one with %d pods, some evicted", doc.Nodes, c.PodsPerNode)
+				if len(doc.Nodes) != 1 || doc.Nodes[0].Pods != pods || doc.Nodes[0].PodsEvicted == 0 {
+					t.Errorf("nodes %+v, want one with %d pods, some evicted", doc.Nodes, pods)
 				}
 			case "node-down-zone":
 				// A whole zone down while the others are up keeps the normal
@@ -111,8 +128,8 @@ func TestScale(t *testing.T) {
 					t.Errorf("%d nodes, %d pods evicted; want %d nodes and evictions", len(doc.Nodes), evicted, len(zone))
 				}
 			case "pressure":
-				if len(doc.Pods) != c.PodsPerNode {
-					t.Errorf("%d pods ranked, want %d", len(doc.Pods), c.PodsPerNode)
+				if len(doc.Pods) != pods {
+					t.Errorf("%d pods ranked, want %d", len(doc.Pods), pods)
 				}
 			case "preempt":
 				if doc.Outcome != "preempts" {

@@ -96,7 +96,10 @@ type sim struct {
 
 	nodes  []*corev1.Node // deep copies, in name order
 	byName map[string]*corev1.Node
+	// podsOn holds the pods of the nodes the run has looked at (see pods);
+	// the pods of the others are untouched.
 	podsOn map[string][]*podState
+	snap   *snapshot
 
 	// silent holds the nodes that stop heartbeating at t0: they have no
 	// Lease; every other node renews its Lease before every pass.
@@ -164,19 +167,29 @@ func newSim(s *snapshot, t0 time.Time, cfg nodelifecycle.Config) *sim {
 		}
 	}
 	slices.SortFunc(m.nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
-	for _, p := range s.Pods {
-		if p.Spec.NodeName == "" || m.byName[p.Spec.NodeName] == nil {
-			continue
-		}
-		if finished(p) {
-			continue // nothing left to evict
-		}
-		m.podsOn[p.Spec.NodeName] = append(m.podsOn[p.Spec.NodeName], &podState{pod: p})
-	}
-	for _, ps := range m.podsOn {
-		slices.SortFunc(ps, func(a, b *podState) int { return cmp.Compare(podKey(a.pod), podKey(b.pod)) })
-	}
+	m.snap = s
 	return m
+}
+
+// pods returns the taint-eviction controller's state of the pods bound to
+// the node that have not finished (nothing is left to evict of the
+// others), sorted by namespace/name. It is made the first time a node is
+// looked at: a run touches the pods of the nodes it takes down or taints,
+// and of none of the others, whose pods stay as the snapshot has them.
+func (m *sim) pods(node string) []*podState {
+	if ps, ok := m.podsOn[node]; ok {
+		return ps
+	}
+	pods := m.snap.onNode[node]
+	ps := make([]*podState, len(pods))
+	states := make([]podState, len(pods))
+	for i, p := range pods {
+		states[i].pod = p
+		ps[i] = &states[i]
+	}
+	slices.SortFunc(ps, func(a, b *podState) int { return cmp.Compare(podKey(a.pod), podKey(b.pod)) })
+	m.podsOn[node] = ps
+	return ps
 }
 
 // silence makes node stop heartbeating at t0: from then on neither its
@@ -367,8 +380,9 @@ func (m *sim) monitorPass() (settled bool, due time.Time) {
 			return lease
 		},
 		Pods: func(name string) ([]*corev1.Pod, error) {
-			pods := make([]*corev1.Pod, len(m.podsOn[name]))
-			for i, ps := range m.podsOn[name] {
+			states := m.pods(name)
+			pods := make([]*corev1.Pod, len(states))
+			for i, ps := range states {
 				pods[i] = ps.pod
 			}
 			return pods, nil
@@ -548,7 +562,7 @@ func (m *sim) disruption(res nodelifecycle.PassResult) {
 func (m *sim) nodeTaintsChanged(n *corev1.Node, why string) {
 	now := m.now()
 	noExec := taints.OnlyNoExecute(n.Spec.Taints)
-	for _, ps := range m.podsOn[n.Name] {
+	for _, ps := range m.pods(n.Name) {
 		if ps.evicted {
 			continue
 		}
@@ -587,7 +601,7 @@ func (m *sim) finish() {
 		hasNoExec := len(taints.OnlyNoExecute(n.Spec.Taints)) > 0
 		if silent && !hasNoExec {
 			pods := 0
-			for _, ps := range m.podsOn[n.Name] {
+			for _, ps := range m.pods(n.Name) {
 				if !ps.evicted && ps.scheduled == nil {
 					pods++
 				}
@@ -595,6 +609,7 @@ func (m *sim) finish() {
 			m.add(event{Kind: kindNotTainted, Node: n.Name, Zone: zone,
 				Detail: fmt.Sprintf("never tainted NoExecute: %s", stayCount(pods))})
 		}
+		// A node whose pods the run never looked at has nothing to report.
 		for _, ps := range m.podsOn[n.Name] {
 			switch {
 			case ps.scheduled != nil || ps.evicted:

@@ -233,7 +233,7 @@ func (m *sim) outcome(node string) outcome {
 		}
 	}
 	o := m.outcomes[node]
-	o.pods = len(m.podsOn[node])
+	o.pods = len(m.pods(node))
 	return o
 }
 
@@ -356,7 +356,7 @@ func taintNode(s *snapshot, source string, kcm settings, name, spec string) (rep
 		}
 	default:
 		untolerated := 0
-		for _, ps := range m.podsOn[name] {
+		for _, ps := range m.pods(name) {
 			if !tolerations.AnyTolerates(ps.pod.Spec.Tolerations, &t, m.opts) {
 				untolerated++
 			}

@@ -26,8 +26,11 @@
 // in every form: all taints, one key of any effect, Equal with a value,
 // NoSchedule, PreferNoSchedule, NoExecute with and without
 // tolerationSeconds (the DefaultTolerationSeconds 300 s, shorter, 0) and
-// none. Everything is derived from the node and slot numbers: the same
-// Config writes the same bytes.
+// none. That is the Large shape; Config.Shape picks a cluster of small pods
+// instead, with many budgets, many namespaces, uneven zones or empty nodes
+// (see Shape), and Config.Compact writes JSON without white space.
+// Everything is derived from the node and slot numbers: the same Config
+// writes the same bytes.
 package gensnap
 
 import (
@@ -70,14 +73,25 @@ type Config struct {
 	Format Format
 	// Now is the latest node heartbeat (default 2026-11-29T12:00:00Z).
 	Now time.Time
+	// Shape is the kind of cluster (default Large; see Shape).
+	Shape Shape
+	// Compact writes JSON without white space, as jq -c prints kubectl's
+	// output; the default is kubectl's indented form.
+	Compact bool
 }
 
 func (c Config) withDefaults() Config {
 	if c.Nodes <= 0 {
 		c.Nodes = 1000
 	}
+	if c.Shape == "" {
+		c.Shape = Large
+	}
 	if c.Zones <= 0 {
 		c.Zones = 3
+		if c.Shape == Uneven {
+			c.Zones = unevenZones
+		}
 	}
 	if c.PodsPerNode <= 0 {
 		c.PodsPerNode = 30
@@ -100,8 +114,10 @@ func NodeName(i, zones int) string {
 func ZoneNodes(c Config, z int) []string {
 	c = c.withDefaults()
 	var out []string
-	for i := z; i < c.Nodes; i += c.Zones {
-		out = append(out, NodeName(i, c.Zones))
+	for i := 0; i < c.Nodes; i++ {
+		if c.zone(i) == z {
+			out = append(out, c.Node(i))
+		}
 	}
 	return out
 }
@@ -119,10 +135,20 @@ func Write(w io.Writer, c Config) error {
 	if c.Format != JSON && c.Format != YAML {
 		return fmt.Errorf("gensnap: format %q: want json or yaml", c.Format)
 	}
+	if !c.Shape.valid() {
+		return fmt.Errorf("gensnap: shape %q: want one of %v", c.Shape, Shapes)
+	}
+	if c.Shape == Uneven && c.Zones > 16 {
+		return fmt.Errorf("gensnap: %d zones: the uneven shape has at most 16", c.Zones)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	g := &generator{c: c, w: bw}
 	g.header()
-	g.run()
+	if c.Shape.small() {
+		g.runSmall()
+	} else {
+		g.run()
+	}
 	g.footer()
 	if g.err != nil {
 		return g.err
@@ -137,10 +163,16 @@ type generator struct {
 	first bool
 	// deployments, statefulsets: the workloads, sized on the first pass.
 	deploySlots, stsSlots int
+	// zoneFirst holds the first node of each zone (Uneven).
+	zoneFirst map[int]bool
 }
 
 func (g *generator) header() {
 	g.first = true
+	if g.compact() {
+		g.w.WriteString(`{"apiVersion":"v1","items":[`)
+		return
+	}
 	if g.c.Format == JSON {
 		g.w.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n")
 	} else {
@@ -148,7 +180,14 @@ func (g *generator) header() {
 	}
 }
 
+// compact reports whether JSON is written without white space.
+func (g *generator) compact() bool { return g.c.Compact && g.c.Format == JSON }
+
 func (g *generator) footer() {
+	if g.compact() {
+		g.w.WriteString(`],"kind":"List","metadata":{"resourceVersion":""}}` + "\n")
+		return
+	}
 	if g.c.Format == JSON {
 		g.w.WriteString("\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n")
 	} else {
@@ -174,8 +213,18 @@ func (g *generator) item(obj any) {
 		g.err = err
 		return
 	}
-	switch g.c.Format {
-	case JSON:
+	switch {
+	case g.compact():
+		out, err := json.Marshal(generic)
+		if err != nil {
+			g.err = err
+			return
+		}
+		if !g.first {
+			g.w.WriteString(",")
+		}
+		g.w.Write(out)
+	case g.c.Format == JSON:
 		out, err := json.MarshalIndent(generic, "        ", "    ")
 		if err != nil {
 			g.err = err
@@ -186,7 +235,7 @@ func (g *generator) item(obj any) {
 		}
 		g.w.WriteString("        ")
 		g.w.Write(out)
-	case YAML:
+	default:
 		// Marshalled inside a list under a key, as in the whole List, so
 		// that indentation and line folding are the same.
 		out, err := yaml.Marshal(map[string]any{"items": []any{generic}})
@@ -233,7 +282,22 @@ const (
 	stsReplicas    = 3
 )
 
-func (g *generator) controlPlane(i int) bool { return i < g.c.Zones }
+// controlPlane reports whether node i is a control-plane node: the first of
+// its zone.
+func (g *generator) controlPlane(i int) bool {
+	if g.c.Shape != Uneven {
+		return i < g.c.Zones
+	}
+	if g.zoneFirst == nil {
+		g.zoneFirst = map[int]bool{}
+		for j, seen := 0, map[int]bool{}; len(seen) < g.c.Zones && j < g.c.Nodes; j++ {
+			if z := g.c.zone(j); z >= 0 && !seen[z] {
+				seen[z], g.zoneFirst[j] = true, true
+			}
+		}
+	}
+	return g.zoneFirst[i]
+}
 
 // dedicated reports whether node i is a GPU or batch node: tainted
 // NoSchedule, it runs only Job pods besides its DaemonSet pods.

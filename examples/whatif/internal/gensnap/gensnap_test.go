@@ -48,3 +48,117 @@ func TestWriteIsKubectlForm(t *testing.T) {
 		t.Errorf("kinds %v", kinds)
 	}
 }
+
+// TestShapes checks what each small-pod shape promises, and that its
+// compact JSON is its indented JSON without the white space.
+func TestShapes(t *testing.T) {
+	for _, shape := range []Shape{Small, Namespaces, Uneven, Sparse} {
+		t.Run(string(shape), func(t *testing.T) {
+			c := Config{Nodes: 93, Shape: shape}
+			var indented, compact bytes.Buffer
+			if err := Write(&indented, c); err != nil {
+				t.Fatal(err)
+			}
+			c.Compact = true
+			if err := Write(&compact, c); err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := json.Compact(&want, indented.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			if compact.String() != want.String()+"\n" {
+				t.Error("the compact JSON is not the indented JSON without white space")
+			}
+			var raw struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(compact.Bytes(), &raw); err != nil {
+				t.Fatal(err)
+			}
+			var list struct {
+				Items []struct {
+					Kind     string `json:"kind"`
+					Metadata struct {
+						Name      string            `json:"name"`
+						Namespace string            `json:"namespace"`
+						Labels    map[string]string `json:"labels"`
+					} `json:"metadata"`
+					Spec struct {
+						NodeName      string `json:"nodeName"`
+						Unschedulable bool   `json:"unschedulable"`
+					} `json:"spec"`
+				} `json:"items"`
+			}
+			if err := json.Unmarshal(compact.Bytes(), &list); err != nil {
+				t.Fatal(err)
+			}
+			nodes, pods, pdbs, podBytes := 0, 0, 0, 0
+			zones, onNode, namespaces := map[string]int{}, map[string]int{}, map[string]bool{}
+			cordoned := map[string]bool{}
+			for i, it := range list.Items {
+				switch it.Kind {
+				case "Node":
+					nodes++
+					zones[it.Metadata.Labels["topology.kubernetes.io/zone"]]++
+					cordoned[it.Metadata.Name] = it.Spec.Unschedulable
+				case "Pod":
+					pods++
+					podBytes += len(raw.Items[i])
+					onNode[it.Spec.NodeName]++
+					namespaces[it.Metadata.Namespace] = true
+				case "PodDisruptionBudget":
+					pdbs++
+				}
+			}
+			if perPod := podBytes / pods; perPod < 800 || perPod > 1000 {
+				t.Errorf("%d bytes per pod, want about 900", perPod)
+			}
+			empty := 0
+			for name, off := range cordoned {
+				if onNode[name] == 0 {
+					empty++
+					if !off {
+						t.Errorf("node %s runs no pod but is not cordoned", name)
+					}
+				}
+			}
+			worker := Worker(c)
+			if worker == "" || onNode[worker] != 30 || cordoned[worker] {
+				t.Errorf("worker %q runs %d pods", worker, onNode[worker])
+			}
+			switch shape {
+			case Small:
+				if pdbs < nodes/6 || pdbs > nodes/4 || len(namespaces) > 15 {
+					t.Errorf("%d PDBs, %d namespaces for %d nodes", pdbs, len(namespaces), nodes)
+				}
+			case Namespaces:
+				if pdbs < 6*nodes || len(namespaces) < 3*nodes {
+					t.Errorf("%d PDBs, %d namespaces for %d nodes", pdbs, len(namespaces), nodes)
+				}
+			case Uneven:
+				// 93 nodes: 3 rounds of 31, node 13 (of zone a) without a
+				// zone.
+				want := map[string]int{"region-1a": 47, "region-1b": 24, "region-1c": 12, "region-1d": 6, "region-1e": 3, "": 1}
+				for z, n := range want {
+					if zones[z] != n {
+						t.Errorf("zones %v, want %v", zones, want)
+						break
+					}
+				}
+				if got := len(ZoneNodes(c, 1)); got != want["region-1b"] {
+					t.Errorf("ZoneNodes of zone 1: %d nodes, want %d", got, want["region-1b"])
+				}
+			case Sparse:
+				// Two in five of the worker nodes (all but the three
+				// control-plane ones).
+				if empty != (nodes-3)*2/5 {
+					t.Errorf("%d of %d nodes empty", empty, nodes)
+				}
+			}
+			if shape != Sparse && empty != 0 {
+				t.Errorf("%d nodes run no pod", empty)
+			}
+		})
+	}
+}
