@@ -177,12 +177,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 						continue
 					}
 					t.Run("times/"+s.name, func(t *testing.T) {
-						evs := tr.since(start, s.prefix)
-						lag := tr.lag(start, time.Now())
-						t.Logf("trace (lag %v):\n%s", lag, formatTrace(evs))
-						for _, p := range checkTimes(evs, runSettings(lag), nil) {
-							t.Error(p)
-						}
+						evs := judgeTimes(t, tr, start, s.prefix, nil)
 						mu.Lock()
 						defer mu.Unlock()
 						if traces[s.name] == nil {
@@ -195,24 +190,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 		}
 	})
 	for _, s := range draScenarios {
-		t.Run("drop-in/"+s.name, func(t *testing.T) {
-			ref, ok := traces[s.name][upstream.name]
-			if !ok {
-				t.Skip("no reference run")
-			}
-			for _, v := range draVariants[1:] {
-				got, ok := traces[s.name][v.name]
-				if !ok {
-					t.Errorf("%s: no run", v.name)
-					continue
-				}
-				problems := compareRuns(ref, got)
-				t.Logf("%s against kcm: %d changes and Events, %d problems", v.name, len(got), len(problems))
-				for _, p := range problems {
-					t.Errorf("%s: %s", v.name, p)
-				}
-			}
-		})
+		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces[s.name], upstream, draVariants[1:]) })
 	}
 }
 

@@ -197,13 +197,9 @@ func TestScenarios(t *testing.T) {
 						continue
 					}
 					t.Run("times/"+s.name, func(t *testing.T) {
-						evs := tr.since(start, s.prefix)
-						lag := tr.lag(start, time.Now())
-						renewals := c.lastRenewals(t, tr, start, s.prefix, evs)
-						t.Logf("trace (lag %v):\n%s", lag, formatTrace(evs))
-						for _, p := range checkTimes(evs, runSettings(lag), renewals) {
-							t.Error(p)
-						}
+						evs := judgeTimes(t, tr, start, s.prefix, func(evs []event) map[string]time.Duration {
+							return c.lastRenewals(t, tr, start, s.prefix, evs)
+						})
 						mu.Lock()
 						defer mu.Unlock()
 						if traces[s.name] == nil {
@@ -216,24 +212,48 @@ func TestScenarios(t *testing.T) {
 		}
 	})
 	for _, s := range scenarios {
-		t.Run("drop-in/"+s.name, func(t *testing.T) {
-			ref, ok := traces[s.name][upstream.name]
-			if !ok {
-				t.Skip("no reference run")
-			}
-			for _, v := range variants[1:] {
-				got, ok := traces[s.name][v.name]
-				if !ok {
-					t.Errorf("%s: no run", v.name)
-					continue
-				}
-				problems := compareRuns(ref, got)
-				t.Logf("%s against kcm: %d changes and Events, %d problems", v.name, len(got), len(problems))
-				for _, p := range problems {
-					t.Errorf("%s: %s", v.name, p)
-				}
-			}
-		})
+		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces[s.name], upstream, variants[1:]) })
+	}
+}
+
+// judgeTimes returns the changes of a scenario (its objects named with
+// prefix) seen since start, after judging their times against the run's
+// own inputs: its lag, and the Lease renewals renewals finds (nil: none).
+func judgeTimes(t *testing.T, tr *trace, start time.Time, prefix string, renewals func([]event) map[string]time.Duration) []event {
+	t.Helper()
+	evs := tr.since(start, prefix)
+	lag := tr.lag(start, time.Now())
+	var r map[string]time.Duration
+	if renewals != nil {
+		r = renewals(evs)
+	}
+	t.Logf("trace (lag %v):\n%s", lag, formatTrace(evs))
+	for _, p := range checkTimes(evs, runSettings(lag), r) {
+		t.Error(p)
+	}
+	return evs
+}
+
+// dropIn requires every other variant's run of a scenario (runs, by
+// variant name) to make the reference run's changes and Events in its
+// causal order.
+func dropIn(t *testing.T, runs map[string][]event, ref variant, others []variant) {
+	t.Helper()
+	want, ok := runs[ref.name]
+	if !ok {
+		t.Skip("no reference run")
+	}
+	for _, v := range others {
+		got, ok := runs[v.name]
+		if !ok {
+			t.Errorf("%s: no run", v.name)
+			continue
+		}
+		problems := compareRuns(want, got)
+		t.Logf("%s against kcm: %d changes and Events, %d problems", v.name, len(got), len(problems))
+		for _, p := range problems {
+			t.Errorf("%s: %s", v.name, p)
+		}
 	}
 }
 
