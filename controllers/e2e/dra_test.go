@@ -616,7 +616,10 @@ func (s settings) draWindowOf(evs []event, i int) (w window, handled, ok bool) {
 				last = max(last, at(k))
 			}
 		}
-		return window{at(prev) + ruleStatusPeriod - s.lag, last + ruleStatusPeriod + 2*s.hop(),
+		// The period runs from when the controller decided the status
+		// before, which its write and the watch showed up to a reaction
+		// later.
+		return window{at(prev) + ruleStatusPeriod - s.hop(), last + ruleStatusPeriod + 2*s.hop(),
 			fmt.Sprintf("the status before at %.2fs + %v", at(prev).Seconds(), ruleStatusPeriod)}, true, true
 	}
 	return window{}, false, false

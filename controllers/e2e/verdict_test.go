@@ -238,6 +238,11 @@ func (s settings) hop() time.Duration {
 	return time.Duration(float64(time.Second)/s.evictionRate) + 4*s.lag
 }
 
+// drainPeriod is how often the node lifecycle controller drains its zones'
+// queues of nodes to taint NoExecute (upstream's NodeEvictionPeriod, 100 ms;
+// ours the same).
+const drainPeriod = 100 * time.Millisecond
+
 // window is when a change must be seen: between from and to (offsets in the
 // run), because of why.
 type window struct {
@@ -286,7 +291,7 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 		return window{r + s.grace, r + s.grace + s.period + pass,
 			fmt.Sprintf("last Lease renewal at %.2fs + grace %v, + two monitor periods and a reaction", r.Seconds(), s.grace)}, true
 	case c.kind == "node":
-		sign, key, _, isTaint := taintChange(c.what)
+		sign, key, effect, isTaint := taintChange(c.what)
 		if !isTaint {
 			return window{}, false
 		}
@@ -303,6 +308,11 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 		}
 		if j < 0 {
 			return window{}, false
+		}
+		if sign == '+' && effect == string(v1.TaintEffectNoExecute) {
+			// Queued by the pass, tainted by the zone queue's drain.
+			return window{at(j), at(j) + pass + drainPeriod,
+				fmt.Sprintf("%s at %.2fs, + a monitor period, a drain period and a reaction", evs[j].what, at(j).Seconds())}, true
 		}
 		return window{at(j), at(j) + pass, fmt.Sprintf("%s at %.2fs, + a monitor period and a reaction", evs[j].what, at(j).Seconds())}, true
 	case c.kind == "pod" && c.what == "Ready=False":
