@@ -165,6 +165,24 @@ type generator struct {
 	deploySlots, stsSlots int
 	// zoneFirst holds the first node of each zone (Uneven).
 	zoneFirst map[int]bool
+	// podNames holds the namespace/name of every pod written.
+	podNames map[string]bool
+}
+
+// uniqueName returns the name for a pod of namespace ns: name, unless a pod
+// of the namespace has it already, when its random suffix (the last five
+// characters) is drawn again until it is unique. The suffixes are hashes:
+// among the thousands of replicas of a large cluster two may come out the
+// same, which the API server would never allow.
+func (g *generator) uniqueName(ns, name string) string {
+	if g.podNames == nil {
+		g.podNames = map[string]bool{}
+	}
+	for salt := 1; g.podNames[ns+"/"+name]; salt++ {
+		name = name[:max(len(name)-5, 0)] + suffix(5, "again", name, salt)
+	}
+	g.podNames[ns+"/"+name] = true
+	return name
 }
 
 func (g *generator) header() {
@@ -895,6 +913,7 @@ func (g *generator) barePod(k, i int, node string) *corev1.Pod {
 
 // pod assembles a pod as the API server and kubelet leave it.
 func (g *generator) pod(t podTemplate, name, node string, i int, phase corev1.PodPhase) *corev1.Pod {
+	name = g.uniqueName(t.namespace, name)
 	created := g.created("pod", name, node)
 	started := created.Add(2 * time.Second)
 	restart := t.restart

@@ -54,21 +54,26 @@ func TestWriteIsKubectlForm(t *testing.T) {
 func TestShapes(t *testing.T) {
 	for _, shape := range []Shape{Small, Namespaces, Uneven, Sparse} {
 		t.Run(string(shape), func(t *testing.T) {
-			c := Config{Nodes: 93, Shape: shape}
-			var indented, compact bytes.Buffer
-			if err := Write(&indented, c); err != nil {
+			small := Config{Nodes: 12, Shape: shape}
+			var indented, compactSmall bytes.Buffer
+			if err := Write(&indented, small); err != nil {
 				t.Fatal(err)
 			}
-			c.Compact = true
-			if err := Write(&compact, c); err != nil {
+			small.Compact = true
+			if err := Write(&compactSmall, small); err != nil {
 				t.Fatal(err)
 			}
 			var want bytes.Buffer
 			if err := json.Compact(&want, indented.Bytes()); err != nil {
 				t.Fatal(err)
 			}
-			if compact.String() != want.String()+"\n" {
+			if compactSmall.String() != want.String()+"\n" {
 				t.Error("the compact JSON is not the indented JSON without white space")
+			}
+			c := Config{Nodes: 93, Shape: shape, Compact: true}
+			var compact bytes.Buffer
+			if err := Write(&compact, c); err != nil {
+				t.Fatal(err)
 			}
 			var raw struct {
 				Items []json.RawMessage `json:"items"`
@@ -95,7 +100,7 @@ func TestShapes(t *testing.T) {
 			}
 			nodes, pods, pdbs, podBytes := 0, 0, 0, 0
 			zones, onNode, namespaces := map[string]int{}, map[string]int{}, map[string]bool{}
-			cordoned := map[string]bool{}
+			cordoned, names := map[string]bool{}, map[string]bool{}
 			for i, it := range list.Items {
 				switch it.Kind {
 				case "Node":
@@ -105,6 +110,11 @@ func TestShapes(t *testing.T) {
 				case "Pod":
 					pods++
 					podBytes += len(raw.Items[i])
+					if key := it.Metadata.Namespace + "/" + it.Metadata.Name; names[key] {
+						t.Errorf("pod %s appears twice", key)
+					} else {
+						names[key] = true
+					}
 					onNode[it.Spec.NodeName]++
 					namespaces[it.Metadata.Namespace] = true
 				case "PodDisruptionBudget":
@@ -160,5 +170,18 @@ func TestShapes(t *testing.T) {
 				t.Errorf("%d nodes run no pod", empty)
 			}
 		})
+	}
+}
+
+// A pod whose generated name another pod of its namespace has already gets
+// another suffix; the first keeps its own.
+func TestUniqueName(t *testing.T) {
+	g := &generator{}
+	first, again, elsewhere := g.uniqueName("shop", "web-7d9c8-abcde"), g.uniqueName("shop", "web-7d9c8-abcde"), g.uniqueName("data", "web-7d9c8-abcde")
+	if first != "web-7d9c8-abcde" || elsewhere != first {
+		t.Errorf("first %q, in another namespace %q: want both unchanged", first, elsewhere)
+	}
+	if again == first || len(again) != len(first) || again[:len(again)-5] != "web-7d9c8-" {
+		t.Errorf("the second gets %q, want another five-character suffix", again)
 	}
 }

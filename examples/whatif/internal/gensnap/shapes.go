@@ -288,6 +288,7 @@ func (g *generator) smallNode(i int) *corev1.Node {
 
 // smallPod assembles a pod with what a small cluster's API server keeps.
 func (g *generator) smallPod(t podTemplate, name, node string, i int, phase corev1.PodPhase) *corev1.Pod {
+	name = g.uniqueName(t.namespace, name)
 	created := g.created("pod", name, node)
 	container := corev1.Container{Name: t.app, Image: t.image,
 		Resources: corev1.ResourceRequirements{Requests: t.requests, Limits: t.limits}}
