@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -167,8 +166,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
-	var mu sync.Mutex
-	traces := map[string]map[string][]event{} // scenario → variant → events
+	var traces runs
 	t.Run("variants", func(t *testing.T) {
 		for _, v := range draVariants {
 			t.Run(v.name, func(t *testing.T) {
@@ -195,19 +193,14 @@ func TestDeviceTaintEviction(t *testing.T) {
 					}
 					t.Run("times/"+s.name, func(t *testing.T) {
 						evs := judgeTimes(t, tr, start, s.prefix, nil)
-						mu.Lock()
-						defer mu.Unlock()
-						if traces[s.name] == nil {
-							traces[s.name] = map[string][]event{}
-						}
-						traces[s.name][v.name] = evs
+						traces.add(s.name, v.name, evs)
 					})
 				}
 			})
 		}
 	})
 	for _, s := range draScenarios {
-		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces[s.name], upstream, draVariants[1:]) })
+		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces.of(s.name), upstream, draVariants[1:]) })
 	}
 }
 

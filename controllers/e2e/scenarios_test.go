@@ -164,8 +164,7 @@ func TestScenarios(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	go func() { _, _ = whatifBinary() }() // built while the clusters start
-	var mu sync.Mutex
-	traces := map[string]map[string][]event{} // scenario → variant → events
+	var traces runs
 	t.Run("variants", func(t *testing.T) {
 		for _, v := range variants {
 			t.Run(v.name, func(t *testing.T) {
@@ -200,19 +199,14 @@ func TestScenarios(t *testing.T) {
 						evs := judgeTimes(t, tr, start, s.prefix, func(evs []event) map[string]time.Duration {
 							return c.lastRenewals(t, tr, start, s.prefix, evs)
 						})
-						mu.Lock()
-						defer mu.Unlock()
-						if traces[s.name] == nil {
-							traces[s.name] = map[string][]event{}
-						}
-						traces[s.name][v.name] = evs
+						traces.add(s.name, v.name, evs)
 					})
 				}
 			})
 		}
 	})
 	for _, s := range scenarios {
-		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces[s.name], upstream, variants[1:]) })
+		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces.of(s.name), upstream, variants[1:]) })
 	}
 }
 
@@ -232,6 +226,32 @@ func judgeTimes(t *testing.T, tr *trace, start time.Time, prefix string, renewal
 		t.Error(p)
 	}
 	return evs
+}
+
+// runs holds each scenario's changes by variant; the variants run in
+// parallel.
+type runs struct {
+	mu sync.Mutex
+	m  map[string]map[string][]event // scenario → variant → changes
+}
+
+func (r *runs) add(scenario, variant string, evs []event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]map[string][]event{}
+	}
+	if r.m[scenario] == nil {
+		r.m[scenario] = map[string][]event{}
+	}
+	r.m[scenario][variant] = evs
+}
+
+// of returns a scenario's runs by variant name.
+func (r *runs) of(scenario string) map[string][]event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[scenario]
 }
 
 // dropIn requires every other variant's run of a scenario (runs, by
