@@ -71,8 +71,8 @@ func TestEvictsAtOnceAndWhenTheTolerationEnds(t *testing.T) {
 			t.Errorf("no event %q", e)
 		}
 	}
-	h.eventually("two deletions counted", func() bool { return testutil.ToFloat64(h.m.deletions) == 2 })
-	if n := testutil.CollectAndCount(h.m.latency); n != 1 {
+	h.eventually("two deletions counted", func() bool { return testutil.ToFloat64(h.m.del.Deletions) == 2 })
+	if n := testutil.CollectAndCount(h.m.del.Latency); n != 1 {
 		t.Errorf("latency histogram: %d series, want 1", n)
 	}
 }
@@ -131,7 +131,7 @@ func TestOtherPodUnderTheNameIsLeftAlone(t *testing.T) {
 	if n := len(h.actions("delete", "pods", "")); n != 1 {
 		t.Errorf("%d deletes, want 1 (none of the other pod)", n)
 	}
-	if n := testutil.ToFloat64(h.m.deletions); n != 0 {
+	if n := testutil.ToFloat64(h.m.del.Deletions); n != 0 {
 		t.Errorf("%v deletions counted, want 0", n)
 	}
 }
@@ -157,7 +157,7 @@ func TestRetriesAFailedDelete(t *testing.T) {
 	if n := failures.Load(); n != 3 {
 		t.Errorf("%d delete attempts, want 3", n)
 	}
-	h.eventually("one deletion counted", func() bool { return testutil.ToFloat64(h.m.deletions) == 1 })
+	h.eventually("one deletion counted", func() bool { return testutil.ToFloat64(h.m.del.Deletions) == 1 })
 	if n := len(h.actions("patch", "pods", "status")); n != 1 {
 		t.Errorf("%d status patches, want 1 (the pod had the condition after the first)", n)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/evictkit/eviction/controllers/internal/promreg"
 	"github.com/evictkit/eviction/nodelifecycle"
 )
 
@@ -52,10 +53,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Duration in seconds for NodeController to update the health of all nodes.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 4, 8)}),
 	}
-	for _, c := range []prometheus.Collector{m.zoneHealth, m.zoneSize, m.unhealthy, m.evictions, m.node, m.allNodes} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, m.zoneHealth, m.zoneSize, m.unhealthy, m.evictions, m.node, m.allNodes); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

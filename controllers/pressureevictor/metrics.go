@@ -3,6 +3,7 @@ package pressureevictor
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/evictkit/eviction/controllers/internal/promreg"
 	"github.com/evictkit/eviction/thresholds"
 )
 
@@ -81,10 +82,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Last observed available amount of each eviction signal.",
 		}, []string{"signal"}),
 	}
-	for _, c := range []prometheus.Collector{m.cycles, m.evictions, m.refusals, m.failures, m.summaries, m.observed} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, m.cycles, m.evictions, m.refusals, m.failures, m.summaries, m.observed); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

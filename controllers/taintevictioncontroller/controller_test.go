@@ -72,9 +72,9 @@ func TestRun(t *testing.T) {
 		}
 	}
 	// The deletion is counted once the delete call has returned.
-	for testutil.ToFloat64(m.deletions) != 1 {
+	for testutil.ToFloat64(m.del.Deletions) != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("taint_eviction_controller_pod_deletions_total = %v, want 1", testutil.ToFloat64(m.deletions))
+			t.Fatalf("taint_eviction_controller_pod_deletions_total = %v, want 1", testutil.ToFloat64(m.del.Deletions))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

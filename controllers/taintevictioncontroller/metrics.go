@@ -4,13 +4,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/evictkit/eviction/controllers/internal/deletionmetrics"
+	"github.com/evictkit/eviction/controllers/internal/promreg"
 )
 
 // Metrics are upstream's taint-eviction metrics, under upstream's names.
 type Metrics struct {
-	deletions prometheus.Counter
-	latency   prometheus.Histogram
-	abandon   prometheus.Counter
+	del     *deletionmetrics.Metrics
+	abandon prometheus.Counter
 }
 
 // NewMetrics creates the metrics and registers them with reg:
@@ -28,27 +30,17 @@ type Metrics struct {
 // seconds, as the name says.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
-		deletions: prometheus.NewCounter(prometheus.CounterOpts{
-			Subsystem: "taint_eviction_controller",
-			Name:      "pod_deletions_total",
-			Help:      "Total number of Pods deleted by TaintEvictionController since its start.",
-		}),
-		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Subsystem: "taint_eviction_controller",
-			Name:      "pod_deletion_duration_seconds",
-			Help:      "Latency, in seconds, between the time when a taint effect has been activated for the Pod and its deletion via TaintEvictionController.",
-			Buckets:   []float64{0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240},
-		}),
+		del: deletionmetrics.New("taint_eviction_controller",
+			"Total number of Pods deleted by TaintEvictionController since its start.",
+			"Latency, in seconds, between the time when a taint effect has been activated for the Pod and its deletion via TaintEvictionController."),
 		abandon: prometheus.NewCounter(prometheus.CounterOpts{
 			Subsystem: "taint_eviction_controller",
 			Name:      "pod_deletions_abandoned_total",
 			Help:      "Total number of Pod evictions abandoned because the API server refused the deletion for good (a 4xx answer) on every attempt.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.deletions, m.latency, m.abandon} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, append(m.del.Collectors(), m.abandon)...); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -58,8 +50,7 @@ func (m *Metrics) deleted(fireAt, now time.Time) {
 	if m == nil {
 		return
 	}
-	m.deletions.Inc()
-	m.latency.Observe(now.Sub(fireAt).Seconds())
+	m.del.Deleted(fireAt, now)
 }
 
 // abandoned records one eviction abandoned.

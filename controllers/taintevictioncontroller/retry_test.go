@@ -298,7 +298,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 			t.Fatalf("%s: %d delete calls, exists %v; want more than %d (5xx is retried) and the pod kept", name, h.deleteCalls(name), h.exists(name), deleteAttempts)
 		}
 	}
-	if n := testutil.ToFloat64(h.m.deletions); n != 1 {
+	if n := testutil.ToFloat64(h.m.del.Deletions); n != 1 {
 		t.Errorf("taint_eviction_controller_pod_deletions_total = %v, want 1 (the victim)", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/evictkit/eviction/controllers/internal/promreg"
 	"github.com/evictkit/eviction/timedqueue"
 )
 
@@ -36,10 +37,8 @@ func New(reg prometheus.Registerer) (*Provider, error) {
 		longest:    prometheus.NewGaugeVec(prometheus.GaugeOpts{Subsystem: "workqueue", Name: "longest_running_processor_seconds", Help: "How many seconds has the longest running processor for workqueue been running."}, label),
 		retries:    prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: "workqueue", Name: "retries_total", Help: "Total number of retries handled by workqueue"}, label),
 	}
-	for _, c := range []prometheus.Collector{p.depth, p.adds, p.latency, p.work, p.unfinished, p.longest, p.retries} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, p.depth, p.adds, p.latency, p.work, p.unfinished, p.longest, p.retries); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
