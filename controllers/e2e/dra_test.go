@@ -39,27 +39,23 @@ const (
 	draNode   = "dra-node"
 )
 
-var draScenarios = []scenario{
-	{"DeviceTaintedInSlice", "dt1", deviceTaintedInSlice},
-}
-
-// draRuleScenarios run only with EVICTKIT_E2E_DRA_RULES=1. A rule's status
-// counts the allocated devices and pods the controller's claim cache holds
-// when it sees the rule, and a None-effect rule's is written once: nothing
-// tells the test when kube-controller-manager's cache holds the claims it
-// just allocated, so kcm once counted one allocated device of two (a run
-// of ours counted both) and the runs differed for the test's timing, not
-// for either controller. They passed in 5 of 6 runs.
-var draRuleScenarios = []scenario{
-	{"RuleEvictsPool", "dt2", ruleEvictsPool},
-	{"RuleRemovedBeforeTimeRunsOut", "dt3", ruleRemovedBeforeTimeRunsOut},
-	{"NoneEffectRule", "dt4", noneEffectRule},
-}
-
-func init() {
+// draScenarios are the DRA scenarios a run takes: the slice taint always,
+// the rule scenarios with EVICTKIT_E2E_DRA_RULES=1. A rule's status counts
+// the allocated devices and pods the controller's claim cache holds when it
+// sees the rule, and a None-effect rule's is written once: nothing tells the
+// test when kube-controller-manager's cache holds the claims it just
+// allocated, so kcm once counted one allocated device of two (a run of ours
+// counted both) and the runs differed for the test's timing, not for either
+// controller. They passed in 5 of 6 runs.
+func draScenarios() []scenario {
+	s := []scenario{{"DeviceTaintedInSlice", "dt1", deviceTaintedInSlice}}
 	if os.Getenv("EVICTKIT_E2E_DRA_RULES") == "1" {
-		draScenarios = append(draScenarios, draRuleScenarios...)
+		s = append(s,
+			scenario{"RuleEvictsPool", "dt2", ruleEvictsPool},
+			scenario{"RuleRemovedBeforeTimeRunsOut", "dt3", ruleRemovedBeforeTimeRunsOut},
+			scenario{"NoneEffectRule", "dt4", noneEffectRule})
 	}
+	return s
 }
 
 const evictedByDeviceTaint = "DeletionByDeviceTaintManager"
@@ -167,6 +163,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	var traces runs
+	dra := draScenarios()
 	t.Run("variants", func(t *testing.T) {
 		for _, v := range draVariants {
 			t.Run(v.name, func(t *testing.T) {
@@ -179,14 +176,14 @@ func TestDeviceTaintEviction(t *testing.T) {
 					t.Fatal(err)
 				}
 				starts := map[string]time.Time{}
-				for _, s := range draScenarios {
+				for _, s := range dra {
 					t.Run(s.name, func(t *testing.T) {
 						starts[s.name] = time.Now()
 						s.run(t, c)
 						t.Logf("%s on %s took %v", s.name, v.name, time.Since(starts[s.name]).Round(100*time.Millisecond))
 					})
 				}
-				for _, s := range draScenarios {
+				for _, s := range dra {
 					start, ran := starts[s.name]
 					if !ran {
 						continue
@@ -199,7 +196,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 			})
 		}
 	})
-	for _, s := range draScenarios {
+	for _, s := range dra {
 		t.Run("drop-in/"+s.name, func(t *testing.T) { dropIn(t, traces.of(s.name), upstream, draVariants[1:]) })
 	}
 }
