@@ -314,13 +314,13 @@ func taintNode(s *snapshot, source string, kcm settings, name, spec string) (rep
 	}
 	t, err := taints.Parse(spec)
 	if err != nil {
-		return nil, badInput("bad taint %q: %s", spec, strings.TrimPrefix(err.Error(), "taints: "))
+		return nil, badInput("bad taint %q: %w", spec, err)
 	}
 	if t.Effect == "" {
 		return nil, badInput("bad taint %q: no effect (want KEY[=VALUE]:EFFECT with NoSchedule, PreferNoSchedule or NoExecute)", spec)
 	}
 	if _, _, err := taints.Apply(node.Spec.Taints, []corev1.Taint{t}, nil, taints.ApplyOptions{NodeName: name}); err != nil {
-		return nil, badInput("taint %s on %s: %s", spec, name, strings.TrimPrefix(err.Error(), "taints: "))
+		return nil, badInput("taint %s on %s: %w", spec, name, err)
 	}
 	t0 := s.t0()
 	m := newSim(s, t0, kcm.cfg)
