@@ -197,7 +197,7 @@ func New(cfg Config) (*Evictor, error) {
 		Ranking:                              cfg.Ranking,
 	})
 	if err != nil {
-		return nil, wrapped{err}
+		return nil, fmt.Errorf("pressureevictor: %w", err)
 	}
 	e := &Evictor{cfg: cfg, manager: m, log: log, pending: map[types.UID]time.Time{}}
 	e.lastCycle.Store(cfg.Clock.Now().UnixNano())

@@ -3,7 +3,6 @@ package pressureevictor
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/evictkit/eviction/thresholds"
 )
@@ -25,8 +24,9 @@ var ErrNoThresholds = errors.New("no eviction thresholds")
 // the kubelet's, into thresholds: f.Soft (default DefaultSoft),
 // f.SoftGracePeriod (default DefaultSoftGracePeriod when f.Soft is not given
 // either), f.MinimumReclaim and f.Hard (default none: the kubelet's hard
-// defaults are the kubelet's business). Errors name the flag and value (they
-// wrap the thresholds package's sentinels) or wrap ErrNoThresholds.
+// defaults are the kubelet's business). A bad flag gives the thresholds
+// package's error, which names the flag and value and wraps its sentinel; no
+// threshold at all gives an error wrapping ErrNoThresholds.
 func ParseThresholds(f thresholds.Flags) ([]thresholds.Threshold, error) {
 	if f.Soft == nil {
 		f.Soft = []string{DefaultSoft}
@@ -36,11 +36,11 @@ func ParseThresholds(f thresholds.Flags) ([]thresholds.Threshold, error) {
 	}
 	c, err := f.Apply(thresholds.Config{Hard: map[string]string{}})
 	if err != nil {
-		return nil, wrapped{err}
+		return nil, err
 	}
 	ts, err := thresholds.ParseConfig(c)
 	if err != nil {
-		return nil, wrapped{err}
+		return nil, err
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("pressureevictor: --eviction-soft %q and --eviction-hard %q: %w",
@@ -48,21 +48,3 @@ func ParseThresholds(f thresholds.Flags) ([]thresholds.Threshold, error) {
 	}
 	return ts, nil
 }
-
-// wrapped is an error of another package of the library returned as this
-// package's: it reads "pressureevictor: " and what that package said, its
-// own prefix left out, and unwraps to it, so errors.Is finds its sentinel.
-type wrapped struct{ err error }
-
-func (e wrapped) Error() string {
-	msg := e.err.Error()
-	for _, pkg := range []string{"thresholds: ", "nodepressure: "} {
-		if rest, ok := strings.CutPrefix(msg, pkg); ok {
-			msg = rest
-			break
-		}
-	}
-	return "pressureevictor: " + msg
-}
-
-func (e wrapped) Unwrap() error { return e.err }

@@ -179,11 +179,9 @@ func summarySource(o options, client kubernetes.Interface, log *slog.Logger) (pr
 }
 
 // errorLine is the line the program prints for err: its name, then the
-// error, the package prefix of an error of package pressureevictor left out
-// (the program's name says as much), so that it reads
-// "pressure-evictor: eviction-soft ...".
+// error as the package that made it wrote it.
 func errorLine(err error) string {
-	return pressureevictor.Name + ": " + strings.TrimPrefix(err.Error(), "pressureevictor: ")
+	return pressureevictor.Name + ": " + err.Error()
 }
 
 func main() {
