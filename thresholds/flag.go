@@ -26,19 +26,21 @@ type Flags struct {
 // corresponding map of c entirely (the first occurrence discards defaults and
 // config-file values; later occurrences accumulate, a repeated key keeping
 // its last value); flags not given leave c unchanged. c is not modified.
-// Errors wrap [ErrMalformedPair].
+// Errors name the flag and the segment, and wrap [ErrMalformedPair].
 func (f Flags) Apply(c Config) (Config, error) {
 	var err error
-	set := func(dst *map[string]string, values []string, parse func(...string) (map[string]string, error)) {
+	set := func(flag string, dst *map[string]string, values []string, sep string) {
 		if err != nil || values == nil {
 			return
 		}
-		*dst, err = parse(values...)
+		if *dst, err = parsePairs(sep, values); err != nil {
+			err = fmt.Errorf("thresholds: %s %w", flag, err)
+		}
 	}
-	set(&c.Hard, f.Hard, ParseThresholdFlag)
-	set(&c.Soft, f.Soft, ParseThresholdFlag)
-	set(&c.SoftGracePeriod, f.SoftGracePeriod, ParseMapFlag)
-	set(&c.MinimumReclaim, f.MinimumReclaim, ParseMapFlag)
+	set("eviction-hard", &c.Hard, f.Hard, "<")
+	set("eviction-soft", &c.Soft, f.Soft, "<")
+	set("eviction-soft-grace-period", &c.SoftGracePeriod, f.SoftGracePeriod, "=")
+	set("eviction-minimum-reclaim", &c.MinimumReclaim, f.MinimumReclaim, "=")
 	if err != nil {
 		return Config{}, err
 	}
@@ -54,16 +56,26 @@ func (f Flags) Apply(c Config) (Config, error) {
 // A segment without '<' is an error wrapping [ErrMalformedPair]. The values
 // are not validated; [ParseConfig] does that.
 func ParseThresholdFlag(values ...string) (map[string]string, error) {
-	return parsePairs("<", values)
+	return parsePairsPrefixed("<", values)
 }
 
 // ParseMapFlag parses the values of repeated --eviction-soft-grace-period or
 // --eviction-minimum-reclaim flags, like [ParseThresholdFlag] but with '='
 // as the separator (the kubelet's MapStringString).
 func ParseMapFlag(values ...string) (map[string]string, error) {
-	return parsePairs("=", values)
+	return parsePairsPrefixed("=", values)
 }
 
+func parsePairsPrefixed(sep string, values []string) (map[string]string, error) {
+	m, err := parsePairs(sep, values)
+	if err != nil {
+		return nil, fmt.Errorf("thresholds: %w", err)
+	}
+	return m, nil
+}
+
+// parsePairs splits values into key-value pairs at sep; its error names the
+// malformed segment, for the caller to say which flag it came from.
 func parsePairs(sep string, values []string) (map[string]string, error) {
 	if values == nil {
 		return nil, nil
@@ -76,7 +88,7 @@ func parsePairs(sep string, values []string) (map[string]string, error) {
 			}
 			k, v, ok := strings.Cut(seg, sep)
 			if !ok {
-				return nil, fmt.Errorf("thresholds: %q: %w, expect string%sstring", seg, ErrMalformedPair, sep)
+				return nil, fmt.Errorf("%q: %w, expect string%sstring", seg, ErrMalformedPair, sep)
 			}
 			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}

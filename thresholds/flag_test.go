@@ -75,6 +75,8 @@ func TestFlagsApply(t *testing.T) {
 
 	_, err = Flags{MinimumReclaim: []string{"x"}}.Apply(base)
 	require.ErrorIs(t, err, ErrMalformedPair)
+	assert.Equal(t, `thresholds: eviction-minimum-reclaim "x": malformed pair, expect string=string`, err.Error(),
+		"the error names the flag and the segment")
 }
 
 func TestFormatFlags(t *testing.T) {

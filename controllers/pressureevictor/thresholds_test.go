@@ -35,7 +35,7 @@ func TestParseThresholds(t *testing.T) {
 	}{
 		{"soft without grace period", thresholds.Flags{Soft: []string{"memory.available<1Gi"}}, thresholds.ErrMissingGracePeriod, "thresholds: eviction-soft "},
 		{"unknown signal", thresholds.Flags{Hard: []string{"memory.free<1Gi"}}, thresholds.ErrUnsupportedSignal, "thresholds: eviction-hard "},
-		{"malformed pair", thresholds.Flags{Soft: []string{"memory.available=1Gi"}}, thresholds.ErrMalformedPair, `thresholds: "memory.available=1Gi"`},
+		{"malformed pair", thresholds.Flags{Soft: []string{"memory.available=1Gi"}}, thresholds.ErrMalformedPair, `thresholds: eviction-soft "memory.available=1Gi"`},
 		{"nothing left", thresholds.Flags{Soft: []string{""}}, ErrNoThresholds, "pressureevictor: --eviction-soft "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
