@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -66,7 +65,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := o.client.Logger(os.Stderr)
 	reg := prometheus.NewRegistry()
 	metrics, err := devicetaintevictioncontroller.NewMetrics(reg)
 	if err != nil {

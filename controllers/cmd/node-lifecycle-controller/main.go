@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
 	"time"
@@ -109,7 +108,7 @@ func main() {
 	}
 	s := o.settings
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := o.client.Logger(os.Stderr)
 	reg := prometheus.NewRegistry()
 	metrics, err := nodelifecyclecontroller.NewMetrics(reg)
 	if err != nil {

@@ -193,7 +193,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := o.client.Logger(os.Stderr)
 	reg := prometheus.NewRegistry()
 	metrics, err := pressureevictor.NewMetrics(reg)
 	if err != nil {

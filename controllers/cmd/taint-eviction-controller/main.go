@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,7 +50,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := o.Logger(os.Stderr)
 	reg := prometheus.NewRegistry()
 	metrics, err := taintevictioncontroller.NewMetrics(reg)
 	if err != nil {

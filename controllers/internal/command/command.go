@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
 )
 
 // Options are the flags every controller program takes. The names and
@@ -53,6 +54,13 @@ type Options struct {
 	StartupTimeout time.Duration
 
 	MetricsAddr string
+
+	// Verbosity is -v, kube-controller-manager's log verbosity: [Options.Logger]
+	// shows messages of slog level -Verbosity and above, which is klog's
+	// V(Verbosity) for client-go's messages (V(n) is slog level -n), so -v=4
+	// shows the programs' Debug messages, as it shows kcm's V(4) ones.
+	Verbosity int
+
 	// Healthz, if set, is asked by /healthz: an error answers 503 with it.
 	// nil answers "ok" always.
 	Healthz func() error
@@ -69,8 +77,9 @@ const DefaultStartupTimeout = 30 * time.Second
 
 // RegisterClient adds the flags of the API client to fs: --kubeconfig,
 // --master, --kube-api-qps and --kube-api-burst (with the given defaults)
-// and --kube-api-startup-timeout.
+// and --kube-api-startup-timeout; and -v, the log verbosity.
 func (o *Options) RegisterClient(fs *flag.FlagSet, qps float64, burst int) {
+	fs.IntVar(&o.Verbosity, "v", 0, "Log verbosity: 4 adds the debug messages (one line per event written).")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig file; empty means the in-cluster configuration.")
 	fs.StringVar(&o.Master, "master", "", "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float64Var(&o.QPS, "kube-api-qps", qps, "QPS to use while talking with the API server.")
@@ -90,6 +99,13 @@ func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `Address of the /metrics and /healthz endpoint; "0" turns it off.`)
 }
 
+// Logger is the program's logger: text lines on w, at the level -v asks
+// for. [Main] sends client-go's klog messages to it too, so that a program
+// writes one format.
+func (o Options) Logger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.Level(-o.Verbosity)}))
+}
+
 // Validate checks the numbers of o, as parsed from the flags: the error
 // names the first bad flag and its value, on one line. The leader-election
 // durations are checked (when LeaderElect is set) as client-go's leader
@@ -102,6 +118,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--kube-api-burst %d is negative", o.Burst)
 	case o.StartupTimeout <= 0:
 		return fmt.Errorf("--kube-api-startup-timeout %v is not positive", o.StartupTimeout)
+	case o.Verbosity < 0:
+		return fmt.Errorf("-v %d is negative", o.Verbosity)
 	case !o.LeaderElect:
 		return nil
 	case o.LeaseDuration <= 0:
@@ -129,6 +147,7 @@ func (o Options) Validate() error {
 // lost; Main returns after run has returned. Its errors are one line that
 // starts with name.
 func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, run func(ctx context.Context, client kubernetes.Interface) error) error {
+	klog.SetSlogLogger(log)
 	cfg, err := restConfig(o)
 	if err != nil {
 		return fmt.Errorf("%s: client configuration: %w", name, err)

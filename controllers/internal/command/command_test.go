@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"math"
@@ -158,6 +159,7 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.QPS = math.NaN() }, "--kube-api-qps NaN"},
 		{func(o *Options) { o.Burst = -1 }, "--kube-api-burst -1"},
 		{func(o *Options) { o.StartupTimeout = 0 }, "--kube-api-startup-timeout 0s is not positive"},
+		{func(o *Options) { o.Verbosity = -1 }, "-v -1 is negative"},
 		{func(o *Options) { o.LeaseDuration = -time.Second }, "--leader-elect-lease-duration -1s is not positive"},
 		{func(o *Options) { o.RenewDeadline = 0 }, "--leader-elect-renew-deadline 0s is not positive"},
 		{func(o *Options) { o.RetryPeriod = -time.Second }, "--leader-elect-retry-period -1s is not positive"},
@@ -176,5 +178,42 @@ func TestValidate(t *testing.T) {
 	off.LeaderElect, off.LeaseDuration = false, -time.Second
 	if err := off.Validate(); err != nil {
 		t.Errorf("leader election off: the lease flags are not read, got %v", err)
+	}
+}
+
+// -v sets the level of the program's logger on klog's scale: 0 shows Info
+// and above, 4 shows Debug too; and client-go's klog messages, which Main
+// routes to the same logger, show at V(n) when -v is n or more.
+func TestVerbosity(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		debug, kv5 bool
+	}{
+		{nil, false, false},
+		{[]string{"-v=4"}, true, false},
+		{[]string{"-v", "5"}, true, true},
+	} {
+		var o Options
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		o.RegisterClient(fs, 20, 30)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		log := o.Logger(&b)
+		log.Debug("debug line")
+		log.Info("info line")
+		// What logr's slog bridge gives klog.V(5).Info: slog level -5.
+		log.Log(context.Background(), slog.Level(-5), "klog V(5) line")
+		out := b.String()
+		if !strings.Contains(out, "info line") {
+			t.Errorf("%v: info not logged: %q", tc.args, out)
+		}
+		if got := strings.Contains(out, "debug line"); got != tc.debug {
+			t.Errorf("%v: debug logged = %v, want %v", tc.args, got, tc.debug)
+		}
+		if got := strings.Contains(out, "klog V(5) line"); got != tc.kv5 {
+			t.Errorf("%v: V(5) logged = %v, want %v", tc.args, got, tc.kv5)
+		}
 	}
 }
