@@ -79,7 +79,7 @@ const DefaultStartupTimeout = 30 * time.Second
 // --master, --kube-api-qps and --kube-api-burst (with the given defaults)
 // and --kube-api-startup-timeout; and -v, the log verbosity.
 func (o *Options) RegisterClient(fs *flag.FlagSet, qps float64, burst int) {
-	fs.IntVar(&o.Verbosity, "v", 0, "Log verbosity: 4 adds the debug messages (one line per event written).")
+	fs.IntVar(&o.Verbosity, "v", 0, "Log verbosity, kube-controller-manager's scale: 4 adds the debug messages.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig file; empty means the in-cluster configuration.")
 	fs.StringVar(&o.Master, "master", "", "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float64Var(&o.QPS, "kube-api-qps", qps, "QPS to use while talking with the API server.")
