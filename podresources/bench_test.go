@@ -45,6 +45,18 @@ func BenchmarkRequest(b *testing.B) {
 				}
 			}
 		})
+		b.Run("AllRequests/"+o.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				for range podresources.AllRequests(pod, o.opts) {
+					n++
+				}
+				if n == 0 {
+					b.Fatal("no requests")
+				}
+			}
+		})
 		b.Run("Requests/"+o.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -63,8 +75,12 @@ func TestRequestAllocatesNothing(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() {
 			podresources.Request(pod, v1.ResourceMemory, opts)
 			podresources.Limit(pod, v1.ResourceMemory, opts)
+			var milli int64
+			for _, q := range podresources.AllRequests(pod, opts) {
+				milli += q.MilliValue()
+			}
 		}); n != 0 {
-			t.Errorf("Request and Limit with %+v: %v allocations, want 0", opts, n)
+			t.Errorf("Request, Limit and AllRequests with %+v: %v allocations, want 0", opts, n)
 		}
 	}
 }

@@ -5,6 +5,7 @@
 //	reqs := podresources.Requests(pod, podresources.Options{})   // a pending pod
 //	charged := podresources.Requests(pod, podresources.Options{UseStatusResources: true}) // a bound pod
 //	mem, ok := podresources.Request(pod, v1.ResourceMemory, podresources.Options{}) // one resource, no map
+//	for name, q := range podresources.AllRequests(pod, opts) { ... }            // every resource, no map
 //	lims := podresources.Limits(pod, podresources.Options{})
 //	prio := podresources.Priority(pod)
 //

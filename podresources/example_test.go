@@ -60,6 +60,34 @@ func ExampleRequest() {
 	// pending: 1Gi bound: 2Gi cpu requested: false
 }
 
+// A scheduler-like sum over many pods folds each pod's requests into its own
+// totals without a map per pod.
+func ExampleAllRequests() {
+	pods := []*v1.Pod{
+		{Spec: v1.PodSpec{Containers: []v1.Container{
+			{Name: "app", Resources: v1.ResourceRequirements{Requests: list("cpu", "250m", "memory", "64Mi")}},
+		}}},
+		{Spec: v1.PodSpec{
+			Containers: []v1.Container{{Name: "db", Resources: v1.ResourceRequirements{Requests: list("cpu", "1")}}},
+			Overhead:   list("memory", "16Mi"),
+		}},
+	}
+	var cpu, memory resource.Quantity
+	for _, pod := range pods {
+		for name, q := range podresources.AllRequests(pod, podresources.Options{}) {
+			switch name {
+			case v1.ResourceCPU:
+				cpu.Add(q)
+			case v1.ResourceMemory:
+				memory.Add(q)
+			}
+		}
+	}
+	fmt.Println("cpu", cpu.String(), "memory", memory.String())
+	// Output:
+	// cpu 1250m memory 80Mi
+}
+
 // Pod-level limits replace the containers' for cpu, memory and hugepages-*;
 // overhead is added to non-zero limits only.
 func ExampleLimits() {

@@ -119,6 +119,33 @@ func TestPropertyOneResourceAgreesWithMap(t *testing.T) {
 	})
 }
 
+// AllRequests yields exactly the map of Requests, each resource once.
+func TestPropertyAllRequestsIsTheMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pod := randomPod(false).Draw(t, "pod")
+		opts := drawOptions(t)
+		want := podresources.Requests(pod, opts)
+		got := v1.ResourceList{}
+		for name, q := range podresources.AllRequests(pod, opts) {
+			if _, dup := got[name]; dup {
+				t.Fatalf("%s yielded twice", name)
+			}
+			got[name] = q
+		}
+		if len(got) != len(want) {
+			t.Fatalf("AllRequests yields %v, Requests is %v", got, want)
+		}
+		for name, w := range want {
+			if q, ok := got[name]; !ok || q.Cmp(w) != 0 {
+				t.Fatalf("AllRequests yields %s for %s, Requests has %s", q.String(), name, w.String())
+			}
+		}
+		for range podresources.AllRequests(pod, opts) {
+			break // stopping early must not panic
+		}
+	})
+}
+
 // Without pod-level resources, the pod requests at least what any one of
 // its containers requests (a regular one runs beside the others, an init
 // one at its own step).

@@ -1,6 +1,8 @@
 package podresources
 
 import (
+	"iter"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -64,6 +66,25 @@ func Requests(pod *v1.Pod, opts Options) v1.ResourceList {
 	}
 	var buf [8]v1.ResourceName
 	return collect(pod, appendRequestNames(buf[:0], pod, &opts), Request, opts)
+}
+
+// AllRequests yields what [Requests] of pod under opts holds, each resource
+// once and in no particular order, without building the map: for integer
+// quantities it allocates nothing, so it suits a loop over every pod of a
+// cluster that folds the requests into its own sums. A nil pod yields
+// nothing.
+func AllRequests(pod *v1.Pod, opts Options) iter.Seq2[v1.ResourceName, resource.Quantity] {
+	return func(yield func(v1.ResourceName, resource.Quantity) bool) {
+		if pod == nil {
+			return
+		}
+		var buf [8]v1.ResourceName
+		for _, name := range appendRequestNames(buf[:0], pod, &opts) {
+			if q, ok := Request(pod, name, opts); ok && !yield(name, q) {
+				return
+			}
+		}
+	}
 }
 
 // Request is [Requests] for one resource, without building the map: the

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/evictkit/eviction/podresources"
@@ -116,7 +117,7 @@ func AssignedPodRequests(pod *v1.Pod) Resources {
 // preemptorVector mirrors computePodResourceRequest: spec-only requests, each
 // amount raised to at least zero.
 func preemptorVector(pod *v1.Pod) vector {
-	v := listVector(podresources.Requests(pod, podresources.Options{}))
+	v := requestVector(pod, podresources.Options{})
 	v.cpu, v.mem, v.eph = max(v.cpu, 0), max(v.mem, 0), max(v.eph, 0)
 	for i := range v.scalars {
 		v.scalars[i].value = max(v.scalars[i].value, 0)
@@ -127,30 +128,51 @@ func preemptorVector(pod *v1.Pod) vector {
 // chargedVector mirrors PodInfo.CalculateResource with InPlacePodVerticalScaling
 // (GA) and InPlacePodLevelResourcesVerticalScaling (beta, on) enabled.
 func chargedVector(pod *v1.Pod) vector {
-	return listVector(podresources.Requests(pod, podresources.Options{UseStatusResources: true}))
+	return requestVector(pod, podresources.Options{UseStatusResources: true})
+}
+
+// requestVector is listVector of [podresources.Requests] under opts, without
+// the map: a snapshot of a large cluster computes it for every pod.
+func requestVector(pod *v1.Pod, opts podresources.Options) vector {
+	var v vector
+	for name, q := range podresources.AllRequests(pod, opts) {
+		v.add(name, q)
+	}
+	v.sortScalars()
+	return v
 }
 
 // listVector converts a resource list the way Resource.Add does.
 func listVector(l v1.ResourceList) vector {
 	var v vector
 	for name, q := range l {
-		switch name {
-		case v1.ResourceCPU:
-			v.cpu += q.MilliValue()
-		case v1.ResourceMemory:
-			v.mem += q.Value()
-		case v1.ResourceEphemeralStorage:
-			v.eph += q.Value()
-		case v1.ResourcePods:
-			// A pod count is a capacity, never a request.
-		default:
-			if isScalarName(name) {
-				v.scalars = append(v.scalars, scalar{name, q.Value()})
-			}
+		v.add(name, q)
+	}
+	v.sortScalars()
+	return v
+}
+
+// add adds one resource of a list to v the way Resource.Add does.
+func (v *vector) add(name v1.ResourceName, q resource.Quantity) {
+	switch name {
+	case v1.ResourceCPU:
+		v.cpu += q.MilliValue()
+	case v1.ResourceMemory:
+		v.mem += q.Value()
+	case v1.ResourceEphemeralStorage:
+		v.eph += q.Value()
+	case v1.ResourcePods:
+		// A pod count is a capacity, never a request.
+	default:
+		if isScalarName(name) {
+			v.scalars = append(v.scalars, scalar{name, q.Value()})
 		}
 	}
+}
+
+// sortScalars orders the scalars by name, whatever order the list had.
+func (v *vector) sortScalars() {
 	slices.SortFunc(v.scalars, func(a, b scalar) int { return cmp.Compare(a.name, b.name) })
-	return v
 }
 
 // isScalarName reports whether the scheduler tracks name as a scalar
