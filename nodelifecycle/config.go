@@ -57,6 +57,11 @@ type Config struct {
 	// controller double-checks its Lease with a live GET, and [Evaluate] answers
 	// [NeedsLeaseCheck] instead of marking the node.
 	DisableLeaseCircuitBreaker bool
+	// DisableNoExecuteTainting is v1.26's --enable-taint-manager=false, the legacy mode: the
+	// [Monitor] writes no NoExecute taint at all (a pass neither swaps, queues nor removes
+	// one, and [Monitor.Drain] does nothing); the caller deletes the pods of failed nodes
+	// itself, as package nodelifecycle/legacy decides from each [PassResult].
+	DisableNoExecuteTainting bool
 }
 
 // Effective returns the settings in force: every zero field replaced by its default, and the

@@ -237,6 +237,9 @@ func NewMonitor(api API, cfg Config) *Monitor {
 //  4. [HandleDisruption] over the counts: zone states, queue rates, the all-zones-down mode
 //     entered (every node loses its NoExecute taints) or left (every probe restarts at now).
 //
+// With [Config.DisableNoExecuteTainting] the pass writes no NoExecute taint (steps 1, 3 and 4
+// leave taints and queues alone); the rest is the same.
+//
 // Failed writes never stop the pass; err joins them (each names its node and wraps the API's
 // error) and the Monitor retries each as upstream does: a node not tainted stays in or goes
 // back to its queue, pods not marked are marked at the next pass.
@@ -267,7 +270,7 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 		ln.pass, ln.uid = m.passes, node.UID
 		zones[i] = ln.zoneKey(node)
 		m.ensureZone(zones[i])
-		if !known {
+		if !known && !m.cfg.DisableNoExecuteTainting {
 			if w, ok := m.markReachable(ctx, node, zones[i], FirstSeen); ok {
 				res.Taints = append(res.Taints, w)
 				errs = appendErr(errs, w.Err)
@@ -307,7 +310,7 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 	// 4. Zones.
 	d := HandleDisruption(m.zones, res.Counts, m.cfg)
 	res.Disruption = d
-	if d.Entered {
+	if d.Entered && !m.cfg.DisableNoExecuteTainting {
 		for i, node := range in.Nodes {
 			if node == nil {
 				continue
@@ -409,7 +412,9 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 		return np
 	}
 
-	m.noExecute(ctx, node, zone, h.Current, &np, res)
+	if !m.cfg.DisableNoExecuteTainting {
+		m.noExecute(ctx, node, zone, h.Current, &np, res)
+	}
 
 	// A write whose answer was lost shows in the node read again: Ready no longer True
 	// there, and this judgement sees no change. Upstream then never marks the pods.
@@ -496,10 +501,14 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string,
 // Drain is one doNoExecuteTaintingPass at now: every zone queue, in zone order, hands its due
 // nodes their NoExecute taint ([TaintQueued]), one per token. node returns a node from the node
 // cache (ok false: gone, which drops it from the queue). A failed taint write keeps the node
-// queued for the next Drain, as upstream does; err joins the failures.
+// queued for the next Drain, as upstream does; err joins the failures. With
+// [Config.DisableNoExecuteTainting] it does nothing.
 func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name string) (*v1.Node, bool)) ([]TaintWrite, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.cfg.DisableNoExecuteTainting {
+		return nil, nil
+	}
 	m.now = now
 	var out []TaintWrite
 	var errs []error

@@ -618,3 +618,47 @@ func TestMonitorPassEvents(t *testing.T) {
 	assert.Equal(t, []Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
 	assert.Len(t, res.Nodes[0].PodsNotReady, 1, "one write of a and c failed, b is gone")
 }
+
+// With NoExecute tainting off (v1.26's --enable-taint-manager=false) a pass leaves every
+// NoExecute taint alone: none removed from a node seen for the first time, none added to a
+// failed node, none removed when the cluster goes all down; Drain does nothing. The rest of
+// the pass (status writes, pods marked not ready, zone states) is unchanged.
+func TestMonitorNoExecuteTaintingDisabled(t *testing.T) {
+	ctx := context.Background()
+	api := newFakeAPI()
+	api.node("n1", "a", at(-time.Hour), t0)
+	api.node("n2", "b", at(-time.Hour), t0)
+	n1 := api.nodes["n1"].DeepCopy()
+	n1.Spec.Taints = []v1.Taint{ne(v1.TaintNodeUnreachable)}
+	api.nodes["n1"] = n1
+	api.pods["p"] = readyPod("p", "n2")
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true, DisableNoExecuteTainting: true})
+	res, err := m.Pass(ctx, t0, api.input(nil))
+	require.NoError(t, err)
+	assert.Empty(t, res.Taints)
+	assert.Equal(t, []v1.Taint{ne(v1.TaintNodeUnreachable)}, api.nodes["n1"].Spec.Taints, "kept")
+
+	// n1 stays up, n2 goes silent: marked Unknown, its pod not ready, never tainted.
+	n1 = api.nodes["n1"].DeepCopy()
+	n1.Status.Conditions[0].LastHeartbeatTime = mt(at(54 * time.Second))
+	api.nodes["n1"] = n1
+	res, err = m.Pass(ctx, at(55*time.Second), api.input(nil))
+	require.NoError(t, err)
+	require.Len(t, res.Nodes, 2)
+	assert.True(t, res.Nodes[1].TurnedNotReady)
+	assert.False(t, res.Nodes[1].Enqueued)
+	assert.Equal(t, v1.ConditionFalse, podReady(api.pods["p"]))
+	assert.Empty(t, res.Taints)
+	ws, err := m.Drain(ctx, at(100*time.Second), func(name string) (*v1.Node, bool) { return api.nodes[name], true })
+	require.NoError(t, err)
+	assert.Empty(t, ws)
+	assert.Empty(t, api.nodes["n2"].Spec.Taints)
+
+	// Both silent: the cluster goes all down; n1's taint is still left alone.
+	res, err = m.Pass(ctx, at(120*time.Second), api.input(nil))
+	require.NoError(t, err)
+	assert.True(t, res.Disruption.Entered)
+	assert.Empty(t, res.Taints)
+	assert.Equal(t, []v1.Taint{ne(v1.TaintNodeUnreachable)}, api.nodes["n1"].Spec.Taints)
+	assert.Zero(t, api.swaps)
+}

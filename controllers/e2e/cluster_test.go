@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +60,10 @@ type variant struct {
 	faultPrefix string
 	// apiServerArgs are added to kube-apiserver's flags.
 	apiServerArgs []string
+	// nodeLifecycleArgs are added to our node-lifecycle-controller's flags.
+	nodeLifecycleArgs []string
+	// kcmOff names more of kube-controller-manager's controllers to turn off.
+	kcmOff []string
 }
 
 var (
@@ -123,6 +128,9 @@ func startCluster(t *testing.T, v variant) *cluster {
 	if v.deviceTaintEviction {
 		controllers = append(controllers, "-device-taint-eviction-controller")
 	}
+	for _, name := range v.kcmOff {
+		controllers = append(controllers, "-"+name)
+	}
 	cp := framework.Start(t, framework.Options{ControllerManager: &framework.ControllerManager{
 		Controllers: controllers,
 		Args:        nodeLifecycleFlags,
@@ -139,7 +147,8 @@ func startCluster(t *testing.T, v variant) *cluster {
 		c.ours["taint-eviction-controller-a"] = c.runOurs(t, "taint-eviction-controller", "a")
 	}
 	if v.nodeLifecycle {
-		c.ours["node-lifecycle-controller-a"] = c.runOurs(t, "node-lifecycle-controller", "a", nodeLifecycleFlags...)
+		args := append(slices.Clone(nodeLifecycleFlags), v.nodeLifecycleArgs...)
+		c.ours["node-lifecycle-controller-a"] = c.runOurs(t, "node-lifecycle-controller", "a", args...)
 	}
 	if v.deviceTaintEviction {
 		c.ours["device-taint-eviction-controller-a"] = c.runOurs(t, "device-taint-eviction-controller", "a")

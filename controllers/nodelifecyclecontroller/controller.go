@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coordinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +28,7 @@ import (
 
 	"github.com/evictkit/eviction/controllers/internal/podindex"
 	"github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/nodelifecycle/legacy"
 )
 
 // ControllerName is the controller's name in kube-controller-manager
@@ -52,6 +55,15 @@ type Config struct {
 	// Settings are kube-controller-manager's node lifecycle flags; the zero
 	// value is its defaults.
 	Settings nodelifecycle.Config
+	// Legacy, when non-nil, runs v1.26's pod eviction mode
+	// (--enable-taint-manager=false) with its settings: the controller
+	// writes no NoExecute taint and deletes the pods of a node not ready
+	// for longer than Legacy.PodEvictionTimeout itself, through its zone's
+	// rate-limited queue. Nil is v1.37's taint-based eviction.
+	Legacy *legacy.Config
+	// DaemonSets is the shared informer whose DaemonSets' pods the legacy
+	// mode keeps; required with Legacy, unused without.
+	DaemonSets appsinformers.DaemonSetInformer
 	// Recorder receives the controller's events; nil sends them to the API
 	// server (core/v1 Events) with EventSource as source, from Run's start
 	// to its return.
@@ -73,6 +85,8 @@ type Controller struct {
 	cfg     Config
 	api     *api
 	monitor *nodelifecycle.Monitor
+	// evictor is the legacy mode's eviction state; nil in the taint mode.
+	evictor *legacy.Evictor
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -94,6 +108,15 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("node lifecycle: Settings.%s %v is negative", d.name, d.v)
 		}
 	}
+	if cfg.Legacy != nil {
+		if cfg.DaemonSets == nil {
+			return nil, errors.New("node lifecycle: the legacy mode (Config.Legacy) needs Config.DaemonSets")
+		}
+		if cfg.Legacy.PodEvictionTimeout < 0 {
+			return nil, fmt.Errorf("node lifecycle: Legacy.PodEvictionTimeout %v is negative", cfg.Legacy.PodEvictionTimeout)
+		}
+		cfg.Settings.DisableNoExecuteTainting = true
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
@@ -110,6 +133,10 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{cfg: cfg, api: &api{client: cfg.Client, clock: cfg.Clock}}
 	c.monitor = nodelifecycle.NewMonitor(c.api, cfg.Settings)
+	if cfg.Legacy != nil {
+		cfg.DaemonSets.Informer()
+		c.evictor = legacy.NewEvictor(*cfg.Legacy, cfg.Settings)
+	}
 	return c, nil
 }
 
@@ -127,8 +154,24 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer podQueue.ShutDown()
 
 	nodeReg, err := c.cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { enqueueNode(nodeQueue, obj) },
+		AddFunc: func(obj any) {
+			if node, ok := obj.(*v1.Node); ok && c.evictor != nil {
+				c.evictor.NodeAdded(node.Name)
+			}
+			enqueueNode(nodeQueue, obj)
+		},
 		UpdateFunc: func(_, obj any) { enqueueNode(nodeQueue, obj) },
+		DeleteFunc: func(obj any) {
+			if c.evictor == nil {
+				return
+			}
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if node, ok := obj.(*v1.Node); ok {
+				c.evictor.NodeDeleted(node.Name)
+			}
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("node lifecycle: node handler: %w", err)
@@ -152,14 +195,21 @@ func (c *Controller) Run(ctx context.Context) error {
 		return fmt.Errorf("node lifecycle: pod handler: %w", err)
 	}
 	defer func() { _ = c.cfg.Pods.Informer().RemoveEventHandler(podReg) }()
-	leases := c.cfg.Leases.Informer()
-	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced, leases.HasSynced) {
+	synced := []cache.InformerSynced{nodeReg.HasSynced, podReg.HasSynced, c.cfg.Leases.Informer().HasSynced}
+	if c.evictor != nil {
+		synced = append(synced, c.cfg.DaemonSets.Informer().HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return errors.New("node lifecycle: caches did not sync")
 	}
-	c.cfg.Logger.Info("started", "controller", ControllerName)
+	if c.evictor != nil {
+		c.cfg.Logger.Info("started", "controller", ControllerName, "mode", "legacy pod eviction", "podEvictionTimeout", c.cfg.Legacy.PodEvictionTimeout.String())
+	} else {
+		c.cfg.Logger.Info("started", "controller", ControllerName)
+	}
 
 	// The workers end on every way out of Run, a panic included: their
 	// queues are shut down and their context cancelled before Run waits for
@@ -275,7 +325,61 @@ func (c *Controller) pass(ctx context.Context) {
 			c.cfg.Logger.Info("node not ready", "node", np.Node.Name, "pods marked not ready", len(np.PodsNotReady))
 		}
 	}
+	if c.evictor != nil {
+		c.legacyPass(ctx, start, res)
+		c.cfg.Metrics.zones(res, c.evictor.Queues())
+		return
+	}
 	c.cfg.Metrics.zones(res, c.monitor.Queues())
+}
+
+// legacyPass carries out the legacy mode's part of a monitor pass: the
+// Evictor queues and dequeues nodes, and the pods of a node evicted before
+// that is due again are deleted at once.
+func (c *Controller) legacyPass(ctx context.Context, now time.Time, res nodelifecycle.PassResult) {
+	acts, err := c.evictor.AfterPass(now, res)
+	if err != nil {
+		c.cfg.Logger.Error("legacy eviction pass", "err", err)
+	}
+	for _, a := range acts {
+		switch a.Op {
+		case legacy.OpEnqueue:
+			c.cfg.Logger.Info("node not ready longer than the pod eviction timeout, queued for pod deletion", "node", a.Node, "zone", a.Zone)
+		case legacy.OpDequeue:
+			c.cfg.Logger.Debug("node ready, pod eviction cancelled", "node", a.Node)
+		case legacy.OpDeleteNow:
+			pods, err := podindex.PodsOn(c.cfg.Pods.Informer().GetIndexer(), a.Node)
+			if err == nil {
+				err = c.deletePods(ctx, c.api, pods, a.Node, a.UID)
+			}
+			if err != nil {
+				c.cfg.Logger.Error("deleting the pods of an evicted node", "node", a.Node, "err", err)
+			}
+		}
+	}
+}
+
+// deletePods deletes a failed node's pods as the legacy mode does (package
+// legacy's DeletePods) and records its events.
+func (c *Controller) deletePods(ctx context.Context, a *api, pods []*v1.Pod, node string, uid types.UID) error {
+	dsList, err := c.cfg.DaemonSets.Lister().List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("node lifecycle: listing DaemonSets: %w", err)
+	}
+	d, err := legacy.DeletePods(ctx, a, pods, node, uid, legacy.NewDaemonSets(dsList))
+	recordEvents(c.api.recorder, d.Events)
+	if len(d.Deleted) > 0 {
+		c.cfg.Logger.Info("pods deleted", "node", node, "pods", podKeys(d.Deleted))
+	}
+	return err
+}
+
+func podKeys(pods []*v1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	return out
 }
 
 // drainLoop drains the zone queues every 100 ms until ctx ends.
@@ -288,6 +392,10 @@ func (c *Controller) drainLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C():
+		}
+		if c.evictor != nil {
+			c.evictionPass(ctx)
+			continue
 		}
 		writes, err := c.monitor.Drain(ctx, c.cfg.Clock.Now(), func(name string) (*v1.Node, bool) {
 			n, err := lister.Get(name)
@@ -304,6 +412,29 @@ func (c *Controller) drainLoop(ctx context.Context) {
 			if n, err := lister.Get(tw.Node); err == nil && len(tw.Swap.Add) > 0 {
 				c.cfg.Metrics.evicted(nodelifecycle.ZoneKey(n))
 			}
+		}
+	}
+}
+
+// evictionPass hands the legacy mode's due nodes their pod deletion
+// (upstream v1.26 doEvictionPass); a node whose listing or deletion failed
+// stays queued.
+func (c *Controller) evictionPass(ctx context.Context) {
+	indexer := c.cfg.Pods.Informer().GetIndexer()
+	evicted, err := c.evictor.Drain(c.cfg.Clock.Now(), func(node string, uid types.UID) error {
+		pods, err := podindex.PodsOn(indexer, node)
+		if err != nil {
+			return err
+		}
+		return c.deletePods(ctx, c.api, pods, node, uid)
+	})
+	if err != nil {
+		c.cfg.Logger.Error("eviction pass", "err", err)
+	}
+	for _, e := range evicted {
+		c.cfg.Logger.Info("node evicted", "node", e.Node)
+		if _, err := c.cfg.Nodes.Lister().Get(e.Node); err == nil {
+			c.cfg.Metrics.evicted(e.Zone)
 		}
 	}
 }
@@ -374,11 +505,41 @@ func (c *Controller) podBound(ctx context.Context, key string) bool {
 		c.cfg.Logger.Info("pod bound to a node not in the cache", "pod", key, "node", pod.Spec.NodeName)
 		return false
 	}
-	res, err := c.monitor.PodBound(ctx, c.cfg.Clock.Now(), pod)
+	now := c.cfg.Clock.Now()
+	if c.evictor != nil && !c.legacyPodBound(ctx, now, pod) {
+		return false
+	}
+	res, err := c.monitor.PodBound(ctx, now, pod)
 	recordEvents(c.api.recorder, res.Events)
 	if err != nil {
 		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
 		return false
+	}
+	return true
+}
+
+// legacyPodBound is the legacy mode's decision for a pod newly bound to a
+// node (upstream v1.26 processPod): queue the node, or delete the pod at
+// once when the node was evicted already. It returns false to retry the pod.
+func (c *Controller) legacyPodBound(ctx context.Context, now time.Time, pod *v1.Pod) bool {
+	node, err := c.cfg.Nodes.Lister().Get(pod.Spec.NodeName)
+	if err != nil {
+		return false
+	}
+	probe, ok := c.monitor.Probe(node.Name)
+	if !ok {
+		return true
+	}
+	op, _, err := c.evictor.PodBound(now, node.Name, node.UID, nodelifecycle.ZoneKey(node), &probe)
+	if err != nil {
+		c.cfg.Logger.Error("legacy eviction of a bound pod", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+		return false
+	}
+	if op == legacy.OpDeleteNow {
+		if err := c.deletePods(ctx, c.api, []*v1.Pod{pod}, node.Name, node.UID); err != nil {
+			c.cfg.Logger.Error("deleting a pod bound to an evicted node", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+			return false
+		}
 	}
 	return true
 }
@@ -399,7 +560,10 @@ type api struct {
 	recorder record.EventRecorder
 }
 
-var _ nodelifecycle.API = (*api)(nil)
+var (
+	_ nodelifecycle.API = (*api)(nil)
+	_ legacy.PodAPI     = (*api)(nil)
+)
 
 func (a *api) GetLease(ctx context.Context, name string) (nodelifecycle.LiveLease, error) {
 	l, err := a.client.CoordinationV1().Leases(v1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
@@ -435,8 +599,14 @@ func (a *api) SwapTaints(ctx context.Context, name string, s nodelifecycle.Swap)
 	})
 }
 
-// UpdatePodStatus writes a pod marked not ready.
+// UpdatePodStatus writes a pod marked not ready, or given reason NodeLost.
 func (a *api) UpdatePodStatus(ctx context.Context, pod *v1.Pod) error {
 	_, err := a.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	return err
+}
+
+// DeletePod deletes a pod of a failed node (legacy mode), with default
+// options as upstream.
+func (a *api) DeletePod(ctx context.Context, pod *v1.Pod) error {
+	return a.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{})
 }

@@ -28,5 +28,22 @@
 // One deliberate difference: a NoSchedule taint write that fails is retried
 // with backoff, where upstream drops it until the node next changes.
 //
-// Not done: the legacy (pre-taint) pod deletion mode.
+// # Legacy pod eviction (v1.26, off by default)
+//
+// With Config.Legacy set (the program's --enable-taint-manager=false and
+// --pod-eviction-timeout, kube-controller-manager v1.26's flags, gone since
+// v1.27) the controller runs v1.26's pod eviction mode, every decision
+// package nodelifecycle/legacy's: it writes no NoExecute taint (none added,
+// none removed); a node whose Ready condition the last pass observed False
+// (for longer than the timeout since the controller saw it change) or
+// Unknown (for longer than the timeout since its last sign of life) is
+// queued in its zone's rate-limited queue, at the same zone rates as the
+// taint mode's; when its token comes, each of its pods gets status reason
+// NodeLost and every one not terminating nor selected by a DaemonSet of its
+// namespace is deleted (a Normal DeletingAllPods event on the node first,
+// a Normal NodeControllerEviction on each pod deleted). A node that turns
+// Ready again before its token has its eviction cancelled; a pod bound to a
+// node evicted already is deleted at once. Status writes, pods marked not
+// ready, zone states and the NoSchedule taints are as in the taint mode. The
+// mode also reads DaemonSets (Config.DaemonSets) and deletes pods.
 package nodelifecyclecontroller

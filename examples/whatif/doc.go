@@ -48,6 +48,15 @@
 //     --node-monitor-grace-period, --node-startup-grace-period and
 //     --node-eviction-rate (taint takes them too) replay a cluster that does
 //     not run those defaults.
+//     With --pod-eviction-timeout D, the nodes also go down in
+//     kube-controller-manager v1.26's legacy mode (--enable-taint-manager=false,
+//     its 40 s grace period unless --node-monitor-grace-period says otherwise):
+//     the Monitor writes no NoExecute taint, and the zone queues, at the same
+//     rates, delete the pods of a node the pass saw Unknown once D has passed
+//     since its last heartbeat ([legacy.Evictor], [legacy.DeletePods]):
+//     tolerations play no part, DaemonSet pods (by their owner reference: a
+//     snapshot holds no DaemonSets) and terminating pods stay. A second table
+//     puts each pod's v1.26 deletion beside its eviction today.
 //   - taint NODE KEY[=VALUE]:EFFECT: the taint is applied at t0 as kubectl
 //     taint would ([taints.Parse], [taints.Apply]); the same controllers react,
 //     including the node lifecycle controller removing taints it manages.
@@ -79,7 +88,10 @@
 // what never happens; kind; node, zone, pod; detail) and "summary" (lines of
 // text). Event kinds: last-heartbeat, node-unknown, zone-state,
 // all-zones-down, tainted, taint-removed, eviction-cancelled, evicted,
-// stays, never-tainted, nothing-evicted.
+// stays, never-tainted, nothing-evicted. With --pod-eviction-timeout,
+// "legacy126" too: model, podEvictionTimeoutSeconds,
+// monitorGracePeriodSeconds and "pods" (pod, node, evictedAt and today: its
+// fate today; deletedAt, null when kept, and kept: why).
 //
 // pressure: "node", "t0", "model", "usageSource", "observations" (signal,
 // available, capacity), "thresholds" (threshold, met, observed), "reclaim"

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/evictkit/eviction/nodelifecycle"
 )
@@ -29,6 +30,10 @@ Scenarios:
       The nodes stop heartbeating at t0: when each turns Unknown, when it is
       tainted unreachable:NoExecute (rate-limited per zone) and when each of its
       pods is evicted, or why never.
+      With --pod-eviction-timeout D, also when kube-controller-manager v1.26
+      with --enable-taint-manager=false would have deleted each of its pods
+      (no taints: the pods of a node not ready for longer than D go, but for
+      DaemonSet pods), beside today's evictions.
   taint NODE KEY[=VALUE]:EFFECT
       The taint is applied at t0, as kubectl taint would (no --overwrite).
   pressure NODE --signal SIGNAL=AMOUNT... [--usage FILE]
@@ -120,7 +125,10 @@ type cli struct {
 	usage   string
 	summary string
 	kcm     settings // node-down and taint
-	set     map[string]bool
+	// podEvictionTimeout is node-down's --pod-eviction-timeout: v1.26's
+	// legacy mode beside today's (0: not asked).
+	podEvictionTimeout time.Duration
+	set                map[string]bool
 }
 
 // report is a scenario's result, printable both ways.
@@ -141,6 +149,17 @@ func parseArgs(args []string) (*cli, []string, error) {
 	fs.StringVar(&c.usage, "usage", "", "")
 	fs.StringVar(&c.summary, "summary", "", "")
 	c.kcm.register(fs)
+	fs.Func("pod-eviction-timeout", "", func(s string) error {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			return fmt.Errorf("want a duration such as 5m")
+		case d <= 0 || d > horizon:
+			return fmt.Errorf("want a positive duration of at most %v", horizon)
+		}
+		c.podEvictionTimeout = d
+		return nil
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -183,6 +202,9 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 			return badInput("--%s only applies to pressure", f)
 		}
 	}
+	if c.set["pod-eviction-timeout"] && scenario != "node-down" {
+		return badInput("--pod-eviction-timeout only applies to node-down")
+	}
 	for _, f := range settingFlags {
 		if c.set[f] && scenario != "node-down" && scenario != "taint" {
 			return badInput("--%s only applies to node-down and taint", f)
@@ -222,6 +244,10 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	var r report
 	switch scenario {
 	case "node-down":
+		if c.podEvictionTimeout > 0 {
+			r, err = legacyNodeDown(s, source, c.kcm, c.podEvictionTimeout, rest, demo)
+			break
+		}
 		r, err = nodeDown(s, source, c.kcm, rest, demo)
 	case "taint":
 		r, err = taintNode(s, source, c.kcm, rest[0], rest[1])

@@ -57,12 +57,59 @@ func TestBadFlagsGiveOneLine(t *testing.T) {
 	}
 }
 
+// The legacy mode is off by default; --enable-taint-manager=false turns it
+// on with --pod-eviction-timeout (5m0s by default), which means nothing
+// with the taint manager on.
+func TestParseLegacyFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		want    time.Duration // 0: legacy mode off
+		ignored bool
+	}{
+		{nil, 0, false},
+		{[]string{"--enable-taint-manager=true"}, 0, false},
+		{[]string{"--pod-eviction-timeout=1m"}, 0, true},
+		{[]string{"--enable-taint-manager=false"}, 5 * time.Minute, false},
+		{[]string{"--enable-taint-manager=false", "--pod-eviction-timeout=5s"}, 5 * time.Second, false},
+		{[]string{"--pod-eviction-timeout=90s", "--enable-taint-manager=false"}, 90 * time.Second, false},
+	} {
+		o, err := parse(tc.args, io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		switch {
+		case tc.want == 0 && o.legacy != nil:
+			t.Errorf("%v: legacy mode %+v, want off", tc.args, *o.legacy)
+		case tc.want != 0 && (o.legacy == nil || o.legacy.PodEvictionTimeout != tc.want):
+			t.Errorf("%v: legacy mode %+v, want timeout %v", tc.args, o.legacy, tc.want)
+		}
+		if o.timeoutIgnored != tc.ignored {
+			t.Errorf("%v: timeout ignored %v, want %v", tc.args, o.timeoutIgnored, tc.ignored)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--enable-taint-manager=false", "--pod-eviction-timeout=0s"}, "--pod-eviction-timeout 0s is not positive"},
+		{[]string{"--pod-eviction-timeout=-1m"}, "--pod-eviction-timeout -1m0s is not positive"},
+		{[]string{"--pod-eviction-timeout=soon"}, `invalid value "soon" for flag -pod-eviction-timeout`},
+		{[]string{"--enable-taint-manager=maybe"}, `invalid boolean value "maybe" for -enable-taint-manager`},
+	} {
+		_, err := parse(tc.args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: got %v, want one line with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
 func TestHelpPrintsTheFlags(t *testing.T) {
 	var b strings.Builder
 	if _, err := parse([]string{"-h"}, &b); err == nil {
 		t.Fatal("-h: no error")
 	}
-	if !strings.Contains(b.String(), "-node-monitor-period") {
+	if !strings.Contains(b.String(), "-node-monitor-period") || !strings.Contains(b.String(), "-enable-taint-manager") ||
+		!strings.Contains(b.String(), "-pod-eviction-timeout duration") || !strings.Contains(b.String(), "(default 5m0s)") {
 		t.Errorf("help: %s", b.String())
 	}
 }
