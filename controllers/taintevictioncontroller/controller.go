@@ -199,7 +199,9 @@ func (c *Controller) Run(ctx context.Context) error {
 			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.NodeUpdated(now, nil, asNode(obj))) })
 		},
 		UpdateFunc: func(old, obj any) {
-			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.NodeUpdated(now, asNode(old), asNode(obj))) })
+			c.handle(func(core *tainteviction.Controller, now time.Time) {
+				logErr(core.NodeUpdated(now, asNode(old), asNode(obj)))
+			})
 		},
 		DeleteFunc: func(obj any) {
 			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.NodeDeleted(now, tombstone(obj))) })
@@ -222,8 +224,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// handle runs f (a handler of the core; nil for a timer tick) under the
-// lock at the clock's now, then a step.
+// handle runs f (a call of the core: an informer event or the report of an
+// attempt; nil for a timer tick) under the lock at the clock's now, then a
+// step; nothing once Run has ended.
 func (c *Controller) handle(f func(core *tainteviction.Controller, now time.Time)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -269,10 +272,10 @@ func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.Namespac
 		v := c.cfg.Policy(ctx, e)
 		switch {
 		case v.Veto:
-			c.report(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
+			c.handle(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
 			return nil
 		case v.Postpone > 0:
-			c.report(func(core *tainteviction.Controller, now time.Time) { core.Postpone(e, now.Add(v.Postpone)) })
+			c.handle(func(core *tainteviction.Controller, now time.Time) { core.Postpone(e, now.Add(v.Postpone)) })
 			return nil
 		}
 	}
@@ -289,13 +292,13 @@ func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.Namespac
 			c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
 			c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
 		}
-		c.report(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
+		c.handle(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
 		return nil
 	}
 	if permanent(err) && e.Attempts+1 >= deleteAttempts {
 		err = fmt.Errorf("%w: %w", err, tainteviction.ErrPermanent)
 	}
-	c.report(func(core *tainteviction.Controller, now time.Time) {
+	c.handle(func(core *tainteviction.Controller, now time.Time) {
 		at, final := core.Failed(now, e, err)
 		switch {
 		case final != nil:
@@ -316,10 +319,6 @@ func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.Namespac
 	})
 	return nil
 }
-
-// report runs f, a report to the core, under the lock at the clock's now,
-// then a step; nothing once Run has ended.
-func (c *Controller) report(f func(core *tainteviction.Controller, now time.Time)) { c.handle(f) }
 
 // idle steps the core at the clock's now and waits until every eviction
 // due has been attempted (for tests on a fake clock).

@@ -105,7 +105,9 @@ func (h *retryHarness) core(f func(core *tainteviction.Controller)) {
 // scheduled reports whether the core holds an eviction of pod.
 func (h *retryHarness) scheduled(pod string) bool {
 	var ok bool
-	h.core(func(core *tainteviction.Controller) { _, ok = core.Scheduled(types.NamespacedName{Namespace: "ns", Name: pod}) })
+	h.core(func(core *tainteviction.Controller) {
+		_, ok = core.Scheduled(types.NamespacedName{Namespace: "ns", Name: pod})
+	})
 	return ok
 }
 
