@@ -24,17 +24,20 @@
 //     monitor pass as one call; [github.com/evictkit/eviction/nodelifecycle/legacy]
 //     holds the pod-eviction-timeout mode of releases up to v1.26.
 //   - [github.com/evictkit/eviction/tainteviction]: the taint-eviction
-//     controller's core: pod and node events in, evictions at their times
-//     out, with the DisruptionTarget condition and the events it writes.
+//     controller's core, synchronous and without a clock: pod and node
+//     events in with their now, Step(now) out (the evictions due, the
+//     events, the next wake-up), with the DisruptionTarget condition it
+//     writes; failed evictions are retried as cancellable scheduled ones.
 //   - [github.com/evictkit/eviction/devicetaints]: DRA device taints (v1.37):
 //     whether a ResourceClaim's toleration tolerates a device taint, the
 //     taints a device carries (its own and those of DeviceTaintRules), when
 //     a pod whose claims use tainted devices is evicted and because of
 //     which taint, and the device-taint eviction controller's core.
-//   - [github.com/evictkit/eviction/timedqueue]: a heap-based timed worker
-//     queue on an injected clock (one timer for the whole queue, a bounded
-//     worker pool) and the rate-limited queue the node lifecycle controller
-//     drains per zone.
+//   - [github.com/evictkit/eviction/timedqueue]: keyed items due at times:
+//     a synchronous schedule (no clock, no goroutine) that cores keep their
+//     evictions in, the timed worker queue that drives it on an injected
+//     clock with a bounded worker pool (for adapters), and the rate-limited
+//     queue the node lifecycle controller drains per zone.
 //
 // kubelet: node-pressure eviction.
 //

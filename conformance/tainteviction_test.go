@@ -22,7 +22,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/tainteviction"
-	testingclock "k8s.io/utils/clock/testing"
 	"pgregory.net/rapid"
 
 	"github.com/evictkit/eviction/conformance/internal/gen"
@@ -332,64 +331,75 @@ func asNode(o any) *v1.Node {
 	return n
 }
 
-// runOurTaintEviction plays steps against the library's core on a fake
-// clock and returns the trace after each step. The eviction deletes the
-// pod from the world, as upstream's deletePodHandler deletes it through
-// the API, and is recorded at its fire time.
+// runOurTaintEviction plays steps against the library's core, with the
+// time kept here, and returns the trace after each step. Step runs after
+// every event, and a sleep steps to each Result.Next within it; the
+// evictions it hands out are recorded at their fire time (with Marking
+// before them, as upstream's worker records it) and reported done, and the
+// pods are deleted from the world at the end of the step, as upstream's
+// deletePodHandler deletes them through the API and its informer then
+// delivers the deletions.
 func runOurTaintEviction(t tester, steps []teStep) [][]string {
-	clk := testingclock.NewFakeClock(gen.Epoch)
-	trace := &teTrace{start: clk.Now()}
+	now := gen.Epoch
+	trace := &teTrace{start: now}
 	w := &teWorld{pods: map[string]*v1.Pod{}, nodes: map[string]*v1.Node{}}
-	var mu sync.Mutex
+	c := tecore.New(tecore.PodListerFunc(func(node string) ([]*v1.Pod, error) { return w.podsOn(node), nil }), tecore.Options{})
+	event := func(e tecore.Event) {
+		trace.add(now, fmt.Sprintf("event %s %s %s/%s %s: %s", e.Type, e.Object.Kind, e.Object.Namespace, e.Object.Name, e.Reason, e.Message))
+	}
 	var deleted []string
-	c := tecore.New(tecore.PodListerFunc(func(node string) ([]*v1.Pod, error) { return w.podsOn(node), nil }),
-		func(_ context.Context, e tecore.Eviction) error {
-			trace.add(e.FireAt, "delete "+e.Pod.String())
-			mu.Lock()
-			deleted = append(deleted, e.Pod.Name)
-			mu.Unlock()
-			return nil
-		}, tecore.Options{
-			Clock: clk,
-			Events: func(e tecore.Event) {
-				trace.add(clk.Now(), fmt.Sprintf("event %s %s %s/%s %s: %s", e.Type, e.Object.Kind, e.Object.Namespace, e.Object.Name, e.Reason, e.Message))
-			},
-		})
-	defer func() { _ = c.Shutdown(context.Background()) }()
+	var next time.Time
+	step := func() {
+		for {
+			res := c.Step(now)
+			for _, e := range res.Events {
+				event(e)
+			}
+			next = res.Next
+			if len(res.Evictions) == 0 {
+				return
+			}
+			for _, e := range res.Evictions {
+				if e.Attempts == 0 {
+					event(tecore.Marking(e.Pod))
+				}
+				trace.add(e.FireAt, "delete "+e.Pod.String())
+				deleted = append(deleted, e.Pod.Name)
+				c.Done(e)
+			}
+		}
+	}
 	var out [][]string
 	for _, s := range steps {
 		if s.kind == "sleep" {
-			// Every decision and toleration is a whole number of seconds
-			// from the start: stepping a second at a time runs each
-			// eviction with the clock at its fire time, as upstream's
-			// timers do.
-			for end := clk.Now().Add(s.sleep); clk.Now().Before(end); {
-				clk.Step(time.Second)
-				teCheck(t, c.Idle(context.Background()))
+			end := now.Add(s.sleep)
+			for !next.IsZero() && !next.After(end) {
+				now = next
+				step()
 			}
+			now = end
 		} else {
 			switch o, n := w.apply(s); {
 			case s.kind == "pod" && n != nil:
-				c.PodUpdated(asPod(o), n.(*v1.Pod))
+				c.PodUpdated(now, asPod(o), n.(*v1.Pod))
 			case s.kind == "delete pod" && o != nil:
-				teCheck(t, c.PodDeleted(tecore.Tombstone{Key: "ns/" + s.name, Obj: o}))
+				teCheck(t, c.PodDeleted(now, tecore.Tombstone{Key: "ns/" + s.name, Obj: o}))
 			case n != nil:
-				teCheck(t, c.NodeUpdated(asNode(o), n.(*v1.Node)))
+				teCheck(t, c.NodeUpdated(now, asNode(o), n.(*v1.Node)))
 			case o != nil:
-				teCheck(t, c.NodeDeleted(o))
+				teCheck(t, c.NodeDeleted(now, o))
 			}
 		}
-		teCheck(t, c.Idle(context.Background()))
-		mu.Lock()
+		step()
 		names := deleted
 		deleted = nil
-		mu.Unlock()
 		for _, name := range names {
 			if p := w.pods[name]; p != nil {
 				delete(w.pods, name)
-				teCheck(t, c.PodDeleted(p))
+				teCheck(t, c.PodDeleted(now, p))
 			}
 		}
+		step()
 		out = append(out, trace.take())
 	}
 	return out

@@ -1,7 +1,6 @@
 package tainteviction
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -43,16 +42,15 @@ func BenchmarkNodeTainted(b *testing.B) {
 		}
 	}
 	lister := PodListerFunc(func(node string) ([]*v1.Pod, error) { return byNode[node], nil })
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	b.ReportAllocs()
 	for b.Loop() {
-		c := New(lister, nil, Options{})
+		c := New(lister, Options{})
 		for i := range tainted {
-			if err := c.NodeUpdated(plain[i], tainted[i]); err != nil {
+			if err := c.NodeUpdated(now, plain[i], tainted[i]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.StopTimer()
-		_ = c.Shutdown(context.Background())
-		b.StartTimer()
+		_ = c.Step(now)
 	}
 }

@@ -1,23 +1,20 @@
 package tainteviction
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
 )
 
-// The errors the handlers return, wrapped with the offending input.
+// The errors the handlers and [Controller.Failed] deal in.
 var (
 	// ErrUnexpectedObject: a delete handler got neither the object it
 	// handles nor a [Tombstone] holding one.
@@ -25,16 +22,12 @@ var (
 	// ErrListPods: the [PodLister] failed; the caller's error is wrapped
 	// too.
 	ErrListPods = errors.New("listing pods failed")
-	// ErrPermanent: an evict function wraps it in the error of an attempt
-	// that trying again cannot mend (the API server forbids the deletion,
-	// say): the eviction is dropped at once, [Options.Retry]
-	// notwithstanding, and the error goes to [Options.OnError].
+	// ErrPermanent: an adapter wraps it in the error of an attempt that
+	// trying again cannot mend (the API server forbids the deletion, say):
+	// [Controller.Failed] then drops the eviction at once, [Options.Retry]
+	// notwithstanding.
 	ErrPermanent = errors.New("eviction cannot succeed")
 )
-
-// DefaultName is the queue name of a [Controller] whose Options.Name is
-// empty: upstream's controller name.
-const DefaultName = "taint-eviction-controller"
 
 // PodLister lists the pods bound to a node: in a controller, the pod
 // informer's cache indexed by spec.nodeName (upstream's
@@ -51,9 +44,12 @@ func (f PodListerFunc) PodsOnNode(nodeName string) ([]*v1.Pod, error) { return f
 
 var _ PodLister = PodListerFunc(nil)
 
-// Eviction is one pod eviction that the controller asks its caller to
-// carry out: upstream's deletePodHandler marks the pod with
-// [DisruptedStatus] and deletes it, by namespace and name.
+// Eviction is one pod eviction that [Controller.Step] hands out for its
+// caller to carry out, as upstream's deletePodHandler does: record
+// [Marking] of Pod before the first attempt (Attempts 0), read the pod,
+// write [DisruptedStatus] if it changes the pod's status, delete the pod
+// by namespace and name; then report the attempt with [Controller.Done],
+// [Controller.Failed], [Controller.Retry] or [Controller.Postpone].
 type Eviction struct {
 	// Pod names the pod.
 	Pod types.NamespacedName
@@ -65,24 +61,24 @@ type Eviction struct {
 	// CreatedAt is when the eviction was first decided: the start of the
 	// pod's toleration clock.
 	CreatedAt time.Time
-	// FireAt is when the eviction was due.
+	// FireAt is when the eviction was due (a retry keeps it).
 	FireAt time.Time
 	// Taint is the NoExecute taint that caused the eviction: the first one
 	// the pod does not tolerate, or else the first one whose toleration ran
 	// out first.
 	Taint v1.Taint
 	// Attempts counts the attempts of this eviction that failed before
-	// this one (see [Options.Retry]); 0 on the first.
+	// this one (see [Controller.Retry]); 0 on the first.
 	Attempts int
 }
 
-// Outcome is what a handler did for one pod, as [Options.Observe] reports
+// Outcome is what a handler did for one pod, as [Result.Outcomes] reports
 // it.
 type Outcome struct {
 	// Pod names the pod; Node is its node.
 	Pod  types.NamespacedName
 	Node string
-	// At is the clock reading the decision was made at.
+	// At is the handler's now, at which the decision was made.
 	At time.Time
 	// Decided is false for a cancellation without a decision: the pod was
 	// deleted, or its node lost its last NoExecute taint.
@@ -92,100 +88,72 @@ type Outcome struct {
 	// Taint is the NoExecute taint behind an EvictNow or EvictAfter
 	// decision (see [Eviction.Taint]).
 	Taint v1.Taint
-	// Before is the eviction that was queued for the pod, nil if none.
+	// Before is the eviction that was scheduled for the pod, nil if none.
 	Before *Scheduled
 	// Action is what [Reconcile] said to do.
 	Action Action
 	// Cancelled reports that a scheduled eviction was cancelled (upstream
-	// then records [Cancelling]); Added that an eviction was queued.
+	// then records [Cancelling]); Added that an eviction was scheduled.
 	Cancelled, Added bool
 }
 
-// Verdict is what a [Options.Policy] says about one eviction. The zero
-// Verdict lets it happen.
-type Verdict struct {
-	// Veto drops the eviction: the pod stays until a later pod or node
-	// event decides again.
-	Veto bool
-	// Postpone, if positive (and Veto is false), schedules the eviction
-	// again that much later, with the same CreatedAt; the policy is asked
-	// again then.
-	Postpone time.Duration
-}
-
-// Options configures a [Controller]. The zero value is upstream's
-// controller on the real clock, with GOMAXPROCS concurrent evictions.
+// Options configures a [Controller]. The zero value decides as upstream's
+// controller does, with no retries.
 type Options struct {
-	// Clock is the clock the controller reads to decide and its queue
-	// waits on; nil means the real clock.
-	Clock clock.Clock
 	// Tolerations are the matching options (the Lt/Gt gate).
 	Tolerations tolerations.Options
-	// Workers bounds the evictions carried out at once; 0 or less means
-	// GOMAXPROCS. Upstream has no bound.
-	Workers int
-	// Name names the queue in its metrics; empty means [DefaultName].
-	Name string
-	// Metrics receives the queue's metrics (see
-	// [timedqueue.MetricsProvider]); nil reports none.
-	Metrics timedqueue.MetricsProvider
-	// Events, if set, receives the events upstream records: [Marking]
-	// before each eviction, [Cancelling] when a scheduled one is
-	// cancelled. It is called outside the controller's lock, from the
-	// handler's goroutine or an eviction worker.
-	Events func(Event)
-	// Policy, if set, is asked before each eviction and may veto or
-	// postpone it (see [Verdict]): the hook for deciding with knowledge of
-	// the workload. Nil means every eviction happens, as upstream. It runs
-	// on an eviction worker.
-	Policy func(ctx context.Context, e Eviction) Verdict
-	// Observe, if set, receives an [Outcome] for every pod decided and
-	// every eviction cancelled, in order with the Events of the same
-	// handler call and outside the controller's lock: a hook for logs
-	// (upstream logs these at verbosity 2 to 4) and traces.
-	Observe func(Outcome)
-	// OnError, if set, receives the error of every eviction that failed
-	// for good, which is then dropped, as upstream drops it after its
-	// retries: at once without Retry, after the last attempt with it, and
-	// at once for an error that wraps [ErrPermanent]. It is not called for
-	// an attempt that will be retried, nor for one that failed after its
-	// eviction was cancelled or while the controller shuts down.
-	OnError func(e Eviction, err error)
-	// Retry, if set, retries a failed eviction (evict returned an error
-	// that does not wrap [ErrPermanent]) as a queue item due after the
-	// backoff of [timedqueue.Retry], on Clock: while it waits it is
-	// scheduled like any eviction, so that a taint removal, a toleration
-	// change or the pod's deletion cancels it, and it holds no worker. The
-	// zero value makes one attempt per eviction, as upstream's queue does
-	// (upstream's evict function retries its API calls itself, five times
-	// 10 ms apart, and then drops the eviction). Each attempt asks
-	// [Options.Policy] again; the [Marking] event is recorded before the
-	// first attempt only.
+	// Retry is how [Controller.Failed] retries a failed eviction: as a
+	// scheduled eviction due after the backoff of [timedqueue.Retry],
+	// counted from the now it is given, so that a taint removal, a
+	// toleration change or the pod's deletion cancels it while it waits.
+	// The zero value makes one attempt per eviction, as upstream's queue
+	// does (upstream's deletion retries its API calls itself, five times
+	// 10 ms apart, and then drops the eviction).
 	Retry timedqueue.Retry
+	// Outcomes, if set, makes [Controller.Step] return an [Outcome] for
+	// every pod decided and every eviction cancelled since the last Step:
+	// a hook for logs (upstream logs these at verbosity 2 to 4) and
+	// traces. Off, deciding a pod allocates nothing.
+	Outcomes bool
+}
+
+// Result is what one [Controller.Step] hands out.
+type Result struct {
+	// Evictions are the evictions due at now, in (due time, scheduling)
+	// order. Each is handed out once, and its pod not again, until it is
+	// reported.
+	Evictions []Eviction
+	// Events are the [Cancelling] events of the handler calls since the
+	// last Step, in order. (A [Marking] event belongs to an eviction's
+	// first attempt: see [Eviction].)
+	Events []Event
+	// Outcomes are the decisions of the handler calls since the last Step,
+	// in order, with [Options.Outcomes] only.
+	Outcomes []Outcome
+	// Next is when to call Step again at the latest, unless a handler call
+	// or a report comes first: the due time of the first eviction
+	// scheduled. It is the zero time when nothing is scheduled.
+	Next time.Time
 }
 
 // Controller is the taint-eviction controller's core: it keeps the
-// NoExecute taints of every tainted node, decides for each pod event and
-// node event, schedules evictions on a [timedqueue.Queue] keyed by pod
-// namespace/name, and calls the caller's evict function when one is due.
-// Its handlers are safe for concurrent use (informer goroutines); each one
-// runs to completion under the controller's lock, so a node's table entry
-// is always up to date before its pods are decided.
+// NoExecute taints of every tainted node, decides for each pod and node
+// event at the now it is given, schedules evictions keyed by pod
+// namespace/name, and hands out the evictions due when [Controller.Step]
+// is called. It holds no clock, starts no goroutine and is not safe for
+// concurrent use: an adapter calls it under one lock, which also makes a
+// node's table entry up to date before its pods are decided (upstream gets
+// that from sharding its workers by node).
 type Controller struct {
-	pods    PodLister
-	evict   func(ctx context.Context, e Eviction) error
-	clock   clock.Clock
-	opts    tolerations.Options
-	events  func(Event)
-	observe func(Outcome)
-	policy  func(ctx context.Context, e Eviction) Verdict
-	onError func(Eviction, error)
-	retry   timedqueue.Retry
-	queue   *timedqueue.Queue[types.NamespacedName, evictMeta]
-
-	mu      sync.Mutex
-	tainted map[string]*taintedNode // node → its NoExecute taints, for tainted nodes only
-	warmed  uintptr                 // what warm returned, kept so that its loads are made
+	pods     PodLister
+	opts     tolerations.Options
+	retry    timedqueue.Retry
+	outcomes bool
+	sched    timedqueue.Schedule[types.NamespacedName, evictMeta]
+	tainted  map[string]*taintedNode // node → its NoExecute taints, for tainted nodes only
+	events   []Event
+	observed []Outcome
+	warmed   uintptr // what warm returned, kept so that its loads are made
 }
 
 // taintedNode is one entry of the tainted table. An entry is replaced,
@@ -223,42 +191,24 @@ type evictCause struct {
 	taint int // index in node.taints; -1 for none
 }
 
-// evictMeta is the value a scheduled eviction carries in its queue item:
-// the pod's UID, and its node and cause as a pointer into the tainted
-// table (the table's entries are replaced, never changed).
+// evictMeta is the value a scheduled eviction carries: the pod's UID, and
+// its node and cause as a pointer into the tainted table (the table's
+// entries are replaced, never changed).
 type evictMeta struct {
 	uid   types.UID
 	cause *evictCause
 }
 
-// New returns a controller that reads pods through pods and carries out
-// evictions with evict (called from the queue's workers with a context
-// that [Controller.Shutdown] cancels). A nil pods lists nothing; a nil
-// evict does nothing.
-func New(pods PodLister, evict func(ctx context.Context, e Eviction) error, opts Options) *Controller {
+// New returns a controller that reads pods through pods; a nil pods lists
+// nothing.
+func New(pods PodLister, opts Options) *Controller {
 	if pods == nil {
 		pods = PodListerFunc(func(string) ([]*v1.Pod, error) { return nil, nil })
 	}
-	if evict == nil {
-		evict = func(context.Context, Eviction) error { return nil }
+	return &Controller{
+		pods: pods, opts: opts.Tolerations, retry: opts.Retry, outcomes: opts.Outcomes,
+		tainted: map[string]*taintedNode{},
 	}
-	clk := opts.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	c := &Controller{
-		pods: pods, evict: evict, clock: clk, opts: opts.Tolerations,
-		events: opts.Events, observe: opts.Observe, policy: opts.Policy, onError: opts.OnError,
-		retry: opts.Retry, tainted: map[string]*taintedNode{},
-	}
-	name := opts.Name
-	if name == "" {
-		name = DefaultName
-	}
-	c.queue = timedqueue.New(c.work, timedqueue.Options[types.NamespacedName]{
-		Name: name, Clock: clk, Workers: opts.Workers, Metrics: opts.Metrics, Retry: opts.Retry,
-	})
-	return c
 }
 
 // Tombstone is a deleted object whose final state the caller's informer
@@ -271,78 +221,71 @@ type Tombstone struct {
 	Obj any
 }
 
-// PodAdded handles a pod add event.
-func (c *Controller) PodAdded(pod *v1.Pod) { c.PodUpdated(nil, pod) }
+// PodAdded handles a pod add event at now.
+func (c *Controller) PodAdded(now time.Time, pod *v1.Pod) { c.PodUpdated(now, nil, pod) }
 
-// PodUpdated handles a pod event as upstream's PodUpdated does: oldPod is
-// nil for an add, newPod nil for a delete. An update that changes neither
-// the tolerations (semantically, nil equal to empty) nor the node is
-// ignored, as upstream ignores it. A pod bound to a tainted node is
-// decided at the clock's now; a deleted pod's scheduled eviction is
-// cancelled.
-func (c *Controller) PodUpdated(oldPod, newPod *v1.Pod) {
+// PodUpdated handles a pod event at now as upstream's PodUpdated does:
+// oldPod is nil for an add, newPod nil for a delete. An update that changes
+// neither the tolerations (semantically, nil equal to empty) nor the node
+// is ignored, as upstream ignores it. A pod bound to a tainted node is
+// decided at now; a deleted pod's scheduled eviction is cancelled.
+func (c *Controller) PodUpdated(now time.Time, oldPod, newPod *v1.Pod) {
 	if PodUpdateIgnored(oldPod, newPod) {
 		return
 	}
-	var evs []notice
-	c.mu.Lock()
-	c.queue.Batch(func(b evictBatch) {
-		switch {
-		case newPod != nil:
-			evs = c.syncPodLocked(b, newPod, evs)
-		case oldPod != nil:
-			evs = c.cancelLocked(b, podKey(oldPod), oldPod.Spec.NodeName, evs)
-		}
-	})
-	c.mu.Unlock()
-	c.emit(evs)
+	switch {
+	case newPod != nil:
+		c.syncPod(newPod, now)
+	case oldPod != nil:
+		c.cancel(podKey(oldPod), oldPod.Spec.NodeName, now)
+	}
 }
 
-// PodDeleted handles a pod delete event: obj is a *v1.Pod or a [Tombstone]
-// (or *Tombstone) holding one.
-func (c *Controller) PodDeleted(obj any) error {
+// PodDeleted handles a pod delete event at now: obj is a *v1.Pod or a
+// [Tombstone] (or *Tombstone) holding one.
+func (c *Controller) PodDeleted(now time.Time, obj any) error {
 	pod, ok := unwrap[*v1.Pod](obj)
 	if !ok {
 		return fmt.Errorf("tainteviction: pod deletion: got %T: %w", obj, ErrUnexpectedObject)
 	}
-	c.PodUpdated(pod, nil)
+	c.PodUpdated(now, pod, nil)
 	return nil
 }
 
-// NodeAdded handles a node add event.
-func (c *Controller) NodeAdded(node *v1.Node) error { return c.NodeUpdated(nil, node) }
+// NodeAdded handles a node add event at now.
+func (c *Controller) NodeAdded(now time.Time, node *v1.Node) error {
+	return c.NodeUpdated(now, nil, node)
+}
 
-// NodeUpdated handles a node event as upstream's NodeUpdated does: oldNode
-// is nil for an add, newNode nil for a delete. An update that leaves the
-// NoExecute taints equal (order, values and TimeAdded included) is
-// ignored. Otherwise the node's entry in the tainted table is replaced and
-// every pod on it is decided at one clock reading; when the last NoExecute
-// taint goes, their scheduled evictions are cancelled. A deleted node only
+// NodeUpdated handles a node event at now as upstream's NodeUpdated does:
+// oldNode is nil for an add, newNode nil for a delete. An update that
+// leaves the NoExecute taints equal (order, values and TimeAdded included)
+// is ignored. Otherwise the node's entry in the tainted table is replaced
+// and every pod on it is decided at now; when the last NoExecute taint
+// goes, their scheduled evictions are cancelled. A deleted node only
 // leaves the table: evictions already scheduled for its pods still run, as
 // upstream's do.
-func (c *Controller) NodeUpdated(oldNode, newNode *v1.Node) error {
+func (c *Controller) NodeUpdated(now time.Time, oldNode, newNode *v1.Node) error {
 	if NodeUpdateIgnored(oldNode, newNode) {
 		return nil
 	}
 	switch {
 	case newNode != nil:
-		return c.syncNode(newNode)
+		return c.syncNode(newNode, now)
 	case oldNode != nil:
-		c.mu.Lock()
 		delete(c.tainted, oldNode.Name)
-		c.mu.Unlock()
 	}
 	return nil
 }
 
-// NodeDeleted handles a node delete event: obj is a *v1.Node or a
+// NodeDeleted handles a node delete event at now: obj is a *v1.Node or a
 // [Tombstone] (or *Tombstone) holding one.
-func (c *Controller) NodeDeleted(obj any) error {
+func (c *Controller) NodeDeleted(now time.Time, obj any) error {
 	node, ok := unwrap[*v1.Node](obj)
 	if !ok {
 		return fmt.Errorf("tainteviction: node deletion: got %T: %w", obj, ErrUnexpectedObject)
 	}
-	return c.NodeUpdated(node, nil)
+	return c.NodeUpdated(now, node, nil)
 }
 
 func unwrap[T comparable](obj any) (T, bool) {
@@ -364,11 +307,9 @@ func unwrap[T comparable](obj any) (T, bool) {
 }
 
 // syncNode records node's NoExecute taints and decides for its pods.
-func (c *Controller) syncNode(node *v1.Node) error {
+func (c *Controller) syncNode(node *v1.Node, now time.Time) error {
 	noExec := taints.OnlyNoExecute(node.Spec.Taints)
-	var evs []notice
 	var tn *taintedNode
-	c.mu.Lock()
 	if len(noExec) == 0 {
 		delete(c.tainted, node.Name)
 	} else {
@@ -377,50 +318,41 @@ func (c *Controller) syncNode(node *v1.Node) error {
 	}
 	pods, err := c.pods.PodsOnNode(node.Name)
 	if err != nil {
-		c.mu.Unlock()
 		return fmt.Errorf("tainteviction: pods on node %q: %w: %w", node.Name, ErrListPods, err)
 	}
-	c.queue.Batch(func(b evictBatch) {
-		if len(noExec) == 0 {
-			for _, p := range pods {
-				evs = c.cancelLocked(b, podKey(p), node.Name, evs)
-			}
-			return
-		}
-		now := c.clock.Now() // one reading for every pod on the node
-		c.warmed += warm(pods)
+	if len(noExec) == 0 {
 		for _, p := range pods {
-			evs = c.decideLocked(b, p, tn, now, evs)
+			c.cancel(podKey(p), node.Name, now)
 		}
-	})
-	c.mu.Unlock()
-	c.emit(evs)
+		return nil
+	}
+	c.warmed += warm(pods)
+	for _, p := range pods {
+		c.decide(p, tn, now)
+	}
 	return nil
 }
 
-// syncPodLocked decides for pod if its node is tainted.
-func (c *Controller) syncPodLocked(b evictBatch, pod *v1.Pod, evs []notice) []notice {
+// syncPod decides for pod if its node is tainted.
+func (c *Controller) syncPod(pod *v1.Pod, now time.Time) {
 	node := pod.Spec.NodeName
 	if node == "" {
-		return evs
+		return
 	}
 	tn, ok := c.tainted[node]
 	if !ok {
-		return evs // no NoExecute taint: any eviction was cancelled when the taints went
+		return // no NoExecute taint: any eviction was cancelled when the taints went
 	}
-	return c.decideLocked(b, pod, tn, c.clock.Now(), evs)
+	c.decide(pod, tn, now)
 }
 
-// evictBatch is the controller's queue locked by a handler.
-type evictBatch = timedqueue.Batch[types.NamespacedName, evictMeta]
-
-// decideLocked is upstream's processPodOnNode for a pod on a node with the
+// decide is upstream's processPodOnNode for a pod on a node with the
 // NoExecute taints of tn.
-func (c *Controller) decideLocked(b evictBatch, pod *v1.Pod, tn *taintedNode, now time.Time, evs []notice) []notice {
+func (c *Controller) decide(pod *v1.Pod, tn *taintedNode, now time.Time) {
 	key := podKey(pod)
 	node, noExec := tn.name, tn.taints
 	d := tolerations.NoExecuteDecision(noExec, pod.Spec.Tolerations, c.opts)
-	e := b.Entry(key)
+	e := c.sched.Entry(key)
 	it, queued := e.Get()
 	s := Scheduled{CreatedAt: it.CreatedAt, FireAt: it.FireAt, Running: it.State == timedqueue.Running}
 	a := reconcile(d, s, queued, now)
@@ -429,14 +361,14 @@ func (c *Controller) decideLocked(b evictBatch, pod *v1.Pod, tn *taintedNode, no
 		cancelled = e.Cancel()
 	}
 	why := int32(-1)
-	if a.Add || c.observe != nil {
+	if a.Add || c.outcomes {
 		why = cause(noExec, pod.Spec.Tolerations, d, c.opts)
 	}
 	if a.Add {
 		added = e.Add(evictMeta{uid: pod.UID, cause: tn.cause(why)}, a.CreatedAt, a.FireAt)
 	}
-	if c.observe != nil {
-		o := &Outcome{Pod: key, Node: node, At: now, Decided: true, Decision: d, Action: a, Cancelled: cancelled, Added: added}
+	if c.outcomes {
+		o := Outcome{Pod: key, Node: node, At: now, Decided: true, Decision: d, Action: a, Cancelled: cancelled, Added: added}
 		if queued {
 			before := s
 			o.Before = &before
@@ -444,43 +376,23 @@ func (c *Controller) decideLocked(b evictBatch, pod *v1.Pod, tn *taintedNode, no
 		if why >= 0 && d.Kind != tolerations.Never {
 			o.Taint = noExec[why]
 		}
-		evs = append(evs, notice{outcome: o})
+		c.observed = append(c.observed, o)
 	}
-	if cancelled && c.events != nil {
-		evs = append(evs, notice{event: Cancelling(key)})
+	if cancelled {
+		c.events = append(c.events, Cancelling(key))
 	}
-	return evs
 }
 
-// cancelLocked cancels the scheduled eviction of key, with upstream's
-// event when there was one.
-func (c *Controller) cancelLocked(b evictBatch, key types.NamespacedName, node string, evs []notice) []notice {
-	if !b.Entry(key).Cancel() {
-		return evs
+// cancel cancels the scheduled eviction of key, with upstream's event
+// when there was one.
+func (c *Controller) cancel(key types.NamespacedName, node string, now time.Time) {
+	if !c.sched.Cancel(key) {
+		return
 	}
-	if c.observe != nil {
-		evs = append(evs, notice{outcome: &Outcome{Pod: key, Node: node, At: c.clock.Now(), Cancelled: true, Action: Action{Cancel: true}}})
+	if c.outcomes {
+		c.observed = append(c.observed, Outcome{Pod: key, Node: node, At: now, Cancelled: true, Action: Action{Cancel: true}})
 	}
-	if c.events != nil {
-		evs = append(evs, notice{event: Cancelling(key)})
-	}
-	return evs
-}
-
-// notice is one callback a handler makes after releasing its lock.
-type notice struct {
-	outcome *Outcome // an Observe call, or else
-	event   Event    // an Events call
-}
-
-func (c *Controller) emit(ns []notice) {
-	for _, n := range ns {
-		if n.outcome != nil {
-			c.observe(*n.outcome)
-		} else {
-			c.events(n.event)
-		}
-	}
+	c.events = append(c.events, Cancelling(key))
 }
 
 // cause returns the index of the taint behind decision d: the first
@@ -508,55 +420,92 @@ func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts
 	return best
 }
 
-// work is the queue's work function: it asks the policy, records the
-// event and calls evict. It returns evict's error when the queue is to
-// retry the eviction (see [Options.Retry]); an eviction that failed for
-// good goes to OnError instead.
-func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.NamespacedName, evictMeta]) error {
-	key, m := it.Key, it.Value
-	e := Eviction{Pod: key, UID: m.uid, CreatedAt: it.CreatedAt, FireAt: it.FireAt, Attempts: it.Attempts}
-	if why := m.cause; why != nil {
+// Step hands out the evictions due at now (each is then running until it
+// is reported), the events and outcomes the handlers recorded since the
+// last Step, and when to call Step next.
+func (c *Controller) Step(now time.Time) Result {
+	var res Result
+	for {
+		it, ok := c.sched.Start(now)
+		if !ok {
+			break
+		}
+		res.Evictions = append(res.Evictions, eviction(it))
+	}
+	res.Events, c.events = c.events, nil
+	res.Outcomes, c.observed = c.observed, nil
+	res.Next, _ = c.sched.NextAt()
+	return res
+}
+
+// eviction returns the eviction a scheduled item stands for.
+func eviction(it timedqueue.Item[types.NamespacedName, evictMeta]) Eviction {
+	e := Eviction{Pod: it.Key, UID: it.Value.uid, CreatedAt: it.CreatedAt, FireAt: it.FireAt, Attempts: it.Attempts}
+	if why := it.Value.cause; why != nil {
 		e.Node = why.node.name
 		if why.taint >= 0 {
 			e.Taint = why.node.taints[why.taint]
 		}
 	}
-	if c.policy != nil {
-		v := c.policy(ctx, e)
-		if !v.Veto && v.Postpone > 0 {
-			// Held behind this call by the queue, and due later.
-			c.queue.Add(key, m, e.CreatedAt, c.clock.Now().Add(v.Postpone))
-			return nil
-		}
-		if v.Veto {
-			return nil
-		}
-	}
-	if c.events != nil && it.Attempts == 0 {
-		c.events(Marking(key))
-	}
-	err := c.evict(ctx, e)
-	if err == nil || ctx.Err() != nil {
-		return err // a shutdown: the queue retries nothing
-	}
-	if !errors.Is(err, ErrPermanent) && c.retries(it.Attempts+1) {
-		return err // due again after the backoff, unless cancelled meanwhile
-	}
-	if c.onError != nil {
-		c.onError(e, err)
-	}
-	return nil
+	return e
 }
 
-// retries reports whether an eviction that has failed `failed` times in a
-// row gets another attempt, as the queue's Retry decides it.
-func (c *Controller) retries(failed int) bool {
-	return c.retry.MaxAttempts < 0 || failed < c.retry.MaxAttempts
+// Done reports that an eviction [Controller.Step] handed out is over,
+// whatever came of it: the pod was deleted or was gone, or the caller
+// gave it up (a veto, an error it will not retry). The pod is not evicted
+// again unless a later handler call decides so. An eviction scheduled for
+// the pod while this one ran (after a cancellation, or "evict now") then
+// becomes due at its own time. A report of an eviction that is not
+// running changes nothing.
+func (c *Controller) Done(e Eviction) { c.sched.Finish(e.Pod) }
+
+// Retry reports that an attempt of an eviction Step handed out failed: it
+// is scheduled again, due at at, with Attempts one more and its FireAt and
+// CreatedAt unchanged, so that a taint removal, a toleration change or the
+// pod's deletion cancels it meanwhile. If it was cancelled while it ran,
+// it is dropped instead (as by [Controller.Done]).
+func (c *Controller) Retry(e Eviction, at time.Time) { c.sched.Retry(e.Pod, at) }
+
+// Failed reports that an attempt of an eviction Step handed out failed at
+// now with err, and retries it as [Options.Retry] says: due again after
+// its backoff from now (see [Controller.Retry]); it returns the time of
+// the retry. If err wraps [ErrPermanent], or the eviction has had its
+// attempts, the eviction is dropped (as by [Controller.Done]), as upstream
+// drops an eviction whose deletion failed, and Failed returns err: the
+// caller reports it (upstream logs it). An eviction cancelled while it ran
+// is dropped without a retry or an error.
+func (c *Controller) Failed(now time.Time, e Eviction, err error) (time.Time, error) {
+	if it, ok := c.sched.Get(e.Pod); !ok || it.State != timedqueue.Running {
+		c.Done(e) // cancelled while it ran: nothing to retry, nothing lost
+		return time.Time{}, nil
+	}
+	failed := e.Attempts + 1
+	if errors.Is(err, ErrPermanent) || (c.retry.MaxAttempts >= 0 && failed >= c.retry.MaxAttempts) {
+		c.Done(e)
+		return time.Time{}, err
+	}
+	at := now.Add(c.retry.Backoff(failed))
+	c.Retry(e, at)
+	return at, nil
 }
 
-// Scheduled returns the eviction queued for pod, pending or running.
+// Postpone reports that an eviction Step handed out was not attempted
+// (an embedder's policy said "later"): it is scheduled again as a new
+// eviction with its CreatedAt, due at at (its new FireAt), Attempts 0. If
+// it was cancelled while it ran, it is dropped instead (as by
+// [Controller.Done]).
+func (c *Controller) Postpone(e Eviction, at time.Time) {
+	en := c.sched.Entry(e.Pod)
+	if it, ok := en.Get(); ok && it.State == timedqueue.Running {
+		// Held behind the running one, which the Finish below ends.
+		en.Add(it.Value, it.CreatedAt, at)
+	}
+	c.sched.Finish(e.Pod)
+}
+
+// Scheduled returns the eviction scheduled for pod, pending or running.
 func (c *Controller) Scheduled(pod types.NamespacedName) (Scheduled, bool) {
-	it, ok := c.queue.Get(pod)
+	it, ok := c.sched.Get(pod)
 	if !ok {
 		return Scheduled{}, false
 	}
@@ -567,8 +516,6 @@ func (c *Controller) Scheduled(pod types.NamespacedName) (Scheduled, bool) {
 // node (upstream's taintedNodes entry), and false for a node it does not
 // hold as tainted. The slice must not be modified.
 func (c *Controller) NoExecuteTaints(node string) ([]v1.Taint, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	tn, ok := c.tainted[node]
 	if !ok {
 		return nil, false
@@ -577,29 +524,7 @@ func (c *Controller) NoExecuteTaints(node string) ([]v1.Taint, bool) {
 }
 
 // Len returns the number of evictions scheduled or running.
-func (c *Controller) Len() int { return c.queue.Len() }
-
-// Idle waits until every eviction due at the clock's now has been carried
-// out (see [timedqueue.Queue.Idle]): step a fake clock, then call Idle.
-func (c *Controller) Idle(ctx context.Context) error { return c.queue.Idle(ctx) }
-
-// Run blocks until ctx ends, then shuts the controller down and returns
-// what [Controller.Shutdown] returns (its wait is not bounded). Handlers
-// may be called before and while Run runs.
-func (c *Controller) Run(ctx context.Context) error {
-	<-ctx.Done()
-	return c.Shutdown(context.Background())
-}
-
-// Shutdown drops the scheduled evictions, cancels the context of the
-// running ones and waits for them, bounded by ctx. Later events schedule
-// nothing.
-func (c *Controller) Shutdown(ctx context.Context) error {
-	if err := c.queue.Shutdown(ctx); err != nil {
-		return fmt.Errorf("tainteviction: shutdown: %w", errors.Unwrap(err))
-	}
-	return nil
-}
+func (c *Controller) Len() int { return c.sched.Len() }
 
 // PodUpdateIgnored reports whether [Controller.PodUpdated] ignores the
 // update from oldPod to newPod, as upstream does: both are set and neither

@@ -1,10 +1,8 @@
 package tainteviction
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,69 +11,89 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	testclock "k8s.io/utils/clock/testing"
 )
 
-// fixture is a controller on a fake clock over a map of pods, recording
-// its evictions and events.
+// fixture drives a controller as an adapter would, on a clock of its own
+// (now): after every handler call and clock step it calls Step, records
+// the events, carries out the evictions due (the pod leaves the lister,
+// Marking before the first attempt) and reports them with evict's answer.
 type fixture struct {
 	t       *testing.T
-	clk     *testclock.FakeClock
+	now     time.Time
 	c       *Controller
-	mu      sync.Mutex
 	pods    map[string][]*v1.Pod // node → pods
 	evicted []Eviction
 	events  []string
+	// evict carries out an attempt; nil deletes the pod and reports Done.
+	evict func(e Eviction)
 }
 
 func newFixture(t *testing.T, opts Options) *fixture {
-	f := &fixture{t: t, clk: testclock.NewFakeClock(t0), pods: map[string][]*v1.Pod{}}
-	opts.Clock = f.clk
-	opts.Workers = 1
-	opts.Events = func(e Event) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.events = append(f.events, fmt.Sprintf("%v %s", f.clk.Since(t0), e.Message))
-	}
-	f.c = New(PodListerFunc(func(node string) ([]*v1.Pod, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.pods[node], nil
-	}), func(_ context.Context, e Eviction) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.evicted = append(f.evicted, e)
-		// Deleted: the lister no longer has it.
-		ps := f.pods[e.Node]
-		for i, p := range ps {
-			if p.Name == e.Pod.Name {
-				f.pods[e.Node] = append(ps[:i:i], ps[i+1:]...)
-				break
-			}
-		}
-		return nil
-	}, opts)
-	t.Cleanup(func() { require.NoError(t, f.c.Shutdown(context.Background())) })
+	f := &fixture{t: t, now: t0, pods: map[string][]*v1.Pod{}}
+	f.c = New(PodListerFunc(func(node string) ([]*v1.Pod, error) { return f.pods[node], nil }), opts)
 	return f
 }
 
 func (f *fixture) pod(name, node string, tols ...v1.Toleration) *v1.Pod {
 	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)}, Spec: v1.PodSpec{NodeName: node, Tolerations: tols}}
-	f.mu.Lock()
 	f.pods[node] = append(f.pods[node], p)
-	f.mu.Unlock()
 	return p
+}
+
+func (f *fixture) record(e Event) {
+	f.events = append(f.events, fmt.Sprintf("%v %s", f.now.Sub(t0), e.Message))
+}
+
+// settle steps the controller at now until nothing more is due.
+func (f *fixture) settle() {
+	for {
+		res := f.c.Step(f.now)
+		for _, e := range res.Events {
+			f.record(e)
+		}
+		if !res.Next.IsZero() && !res.Next.After(f.now) && len(res.Evictions) == 0 {
+			f.t.Fatalf("Step(%v) handed out nothing with Next %v", f.now, res.Next)
+		}
+		if len(res.Evictions) == 0 {
+			return
+		}
+		for _, e := range res.Evictions {
+			if f.evict != nil {
+				f.evict(e)
+				continue
+			}
+			f.record(Marking(e.Pod))
+			f.evicted = append(f.evicted, e)
+			ps := f.pods[e.Node]
+			for i, p := range ps {
+				if p.Name == e.Pod.Name {
+					f.pods[e.Node] = append(ps[:i:i], ps[i+1:]...)
+					break
+				}
+			}
+			f.c.Done(e)
+		}
+	}
 }
 
 func (f *fixture) step(d time.Duration) {
 	f.t.Helper()
-	f.clk.Step(d)
-	require.NoError(f.t, f.c.Idle(context.Background()))
+	f.now = f.now.Add(d)
+	f.settle()
+}
+
+func (f *fixture) nodeUpdated(old, n *v1.Node) {
+	f.t.Helper()
+	require.NoError(f.t, f.c.NodeUpdated(f.now, old, n))
+	f.settle()
+}
+
+func (f *fixture) podUpdated(old, p *v1.Pod) {
+	f.c.PodUpdated(f.now, old, p)
+	f.settle()
 }
 
 func (f *fixture) evictedNames() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var out []string
 	for _, e := range f.evicted {
 		out = append(out, fmt.Sprintf("%v %s", e.FireAt.Sub(t0), e.Pod.Name))
@@ -93,21 +111,19 @@ func TestControllerSchedulesAndCancels(t *testing.T) {
 	f.pod("long", "n", tol("t1", exists, "", noExec, 60), tol("t2", exists, "", noExec, 30))
 	f.pod("forever", "n", tol("", exists, "", ""))
 	f.pod("none", "n")
-	require.NoError(t, f.c.NodeAdded(node("n")))
-	require.NoError(t, f.c.NodeUpdated(node("n"), node("n", taint("t1", "", noExec), taint("t2", "", noExec))))
-	f.step(0)
+	f.nodeUpdated(nil, node("n"))
+	f.nodeUpdated(node("n"), node("n", taint("t1", "", noExec), taint("t2", "", noExec)))
 	assert.Equal(t, []string{"0s none"}, f.evictedNames(), "no toleration: at once")
 	f.step(10 * time.Second)
 	assert.Equal(t, []string{"0s none", "10s short"}, f.evictedNames())
 	// The taint tolerated for 30 s goes; long still tolerates t1 for 60 s,
 	// and a finite toleration keeps the schedule (due at 30 s).
-	require.NoError(t, f.c.NodeUpdated(node("n", taint("t1", "", noExec), taint("t2", "", noExec)), node("n", taint("t1", "", noExec))))
-	f.step(0)
+	f.nodeUpdated(node("n", taint("t1", "", noExec), taint("t2", "", noExec)), node("n", taint("t1", "", noExec)))
 	s, ok := f.c.Scheduled(types.NamespacedName{Namespace: "ns", Name: "long"})
 	require.True(t, ok)
 	assert.Equal(t, t0.Add(30*time.Second), s.FireAt)
 	// All NoExecute taints go: cancelled, with upstream's event.
-	require.NoError(t, f.c.NodeUpdated(node("n", taint("t1", "", noExec)), node("n", taint("t1", "", v1.TaintEffectNoSchedule))))
+	f.nodeUpdated(node("n", taint("t1", "", noExec)), node("n", taint("t1", "", v1.TaintEffectNoSchedule)))
 	f.step(time.Hour)
 	assert.Equal(t, []string{"0s none", "10s short"}, f.evictedNames())
 	assert.Equal(t, []string{"0s Marking for deletion Pod ns/none", "10s Marking for deletion Pod ns/short", "10s Cancelling deletion of Pod ns/long"}, f.events)
@@ -118,7 +134,7 @@ func TestControllerSchedulesAndCancels(t *testing.T) {
 func TestControllerEvictionDetails(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.pod("p", "n", tol("t1", exists, "", noExec, 60), tol("t2", exists, "", noExec, 30), tol("t3", exists, "", noExec))
-	require.NoError(t, f.c.NodeAdded(node("n", taint("t1", "", noExec), taint("t2", "", noExec), taint("t3", "", noExec))))
+	f.nodeUpdated(nil, node("n", taint("t1", "", noExec), taint("t2", "", noExec), taint("t3", "", noExec)))
 	f.step(30 * time.Second)
 	require.Len(t, f.evicted, 1)
 	assert.Equal(t, Eviction{
@@ -153,16 +169,17 @@ func TestControllerDeletes(t *testing.T) {
 	f := newFixture(t, Options{})
 	p := f.pod("p", "n", tol("k", exists, "", noExec, 60))
 	q := f.pod("q", "n", tol("k", exists, "", noExec, 60))
-	require.NoError(t, f.c.NodeAdded(node("n", taint("k", "", noExec))))
+	f.nodeUpdated(nil, node("n", taint("k", "", noExec)))
 	require.Equal(t, 2, f.c.Len())
 
-	require.NoError(t, f.c.PodDeleted(Tombstone{Key: "ns/p", Obj: p}))
+	require.NoError(t, f.c.PodDeleted(f.now, Tombstone{Key: "ns/p", Obj: p}))
+	f.settle()
 	assert.Equal(t, 1, f.c.Len(), "a tombstone cancels like a pod")
 	assert.Equal(t, []string{"0s Cancelling deletion of Pod ns/p"}, f.events)
-	require.NoError(t, f.c.PodDeleted(&Tombstone{Key: "ns/p", Obj: p}), "nothing left to cancel")
+	require.NoError(t, f.c.PodDeleted(f.now, &Tombstone{Key: "ns/p", Obj: p}), "nothing left to cancel")
 
 	// A deleted node leaves the table; its pods' evictions still run.
-	require.NoError(t, f.c.NodeDeleted(&Tombstone{Key: "n", Obj: node("n", taint("k", "", noExec))}))
+	require.NoError(t, f.c.NodeDeleted(f.now, &Tombstone{Key: "n", Obj: node("n", taint("k", "", noExec))}))
 	_, tainted := f.c.NoExecuteTaints("n")
 	assert.False(t, tainted)
 	f.step(time.Minute)
@@ -170,18 +187,17 @@ func TestControllerDeletes(t *testing.T) {
 	_ = q
 
 	for _, obj := range []any{nil, "ns/p", node("n"), Tombstone{Obj: node("n")}, (*Tombstone)(nil), (*v1.Pod)(nil)} {
-		err := f.c.PodDeleted(obj)
+		err := f.c.PodDeleted(f.now, obj)
 		assert.ErrorIs(t, err, ErrUnexpectedObject, "%T", obj)
 	}
-	assert.ErrorIs(t, f.c.NodeDeleted(p), ErrUnexpectedObject)
-	assert.ErrorContains(t, f.c.NodeDeleted(p), "tainteviction: node deletion: got *v1.Pod")
+	assert.ErrorIs(t, f.c.NodeDeleted(f.now, p), ErrUnexpectedObject)
+	assert.ErrorContains(t, f.c.NodeDeleted(f.now, p), "tainteviction: node deletion: got *v1.Pod")
 }
 
 func TestControllerListerError(t *testing.T) {
 	boom := errors.New("cache not synced")
-	c := New(PodListerFunc(func(string) ([]*v1.Pod, error) { return nil, boom }), nil, Options{Clock: testclock.NewFakeClock(t0)})
-	defer func() { _ = c.Shutdown(context.Background()) }()
-	err := c.NodeAdded(node("n", taint("k", "", noExec)))
+	c := New(PodListerFunc(func(string) ([]*v1.Pod, error) { return nil, boom }), Options{})
+	err := c.NodeAdded(t0, node("n", taint("k", "", noExec)))
 	assert.ErrorIs(t, err, ErrListPods)
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, `tainteviction: pods on node "n"`)
@@ -189,92 +205,86 @@ func TestControllerListerError(t *testing.T) {
 	assert.True(t, tainted, "the table is updated before the pods are listed, as upstream")
 }
 
-func TestControllerPolicy(t *testing.T) {
+// An adapter's policy may veto an eviction (reported Done: the pod stays
+// until a later event decides again) or postpone it (reported Postpone:
+// due again later, with its CreatedAt, cancellable meanwhile); the
+// Marking event belongs to the attempt, so neither records one.
+func TestControllerVetoAndPostpone(t *testing.T) {
+	f := newFixture(t, Options{})
 	var asked []string
-	f := newFixture(t, Options{Policy: func(_ context.Context, e Eviction) Verdict {
+	f.evict = func(e Eviction) {
 		asked = append(asked, e.Pod.Name)
-		switch e.Pod.Name {
-		case "vetoed":
-			return Verdict{Veto: true}
-		case "postponed":
-			if e.FireAt.Equal(e.CreatedAt) {
-				return Verdict{Postpone: time.Minute}
-			}
+		switch {
+		case e.Pod.Name == "vetoed":
+			f.c.Done(e)
+		case e.Pod.Name == "postponed" && e.FireAt.Equal(e.CreatedAt):
+			f.c.Postpone(e, f.now.Add(time.Minute))
+		case e.Pod.Name == "cancelled":
+			f.c.Postpone(e, f.now.Add(time.Minute))
+		default:
+			f.record(Marking(e.Pod))
+			f.evicted = append(f.evicted, e)
+			f.c.Done(e)
 		}
-		return Verdict{}
-	}})
+	}
 	f.pod("vetoed", "n")
 	f.pod("postponed", "n")
 	f.pod("allowed", "n")
-	require.NoError(t, f.c.NodeAdded(node("n", taint("k", "", noExec))))
-	f.step(0)
+	cancelled := f.pod("cancelled", "n")
+	f.nodeUpdated(nil, node("n", taint("k", "", noExec)))
 	assert.Equal(t, []string{"0s allowed"}, f.evictedNames())
 	s, ok := f.c.Scheduled(types.NamespacedName{Namespace: "ns", Name: "postponed"})
 	require.True(t, ok)
 	assert.Equal(t, Scheduled{CreatedAt: t0, FireAt: t0.Add(time.Minute)}, s)
+	_, ok = f.c.Scheduled(types.NamespacedName{Namespace: "ns", Name: "vetoed"})
+	assert.False(t, ok, "a vetoed eviction is dropped")
+	// A postponed eviction is cancelled like any other.
+	f.podUpdated(cancelled, nil)
 	f.step(time.Minute)
 	assert.Equal(t, []string{"0s allowed", "1m0s postponed"}, f.evictedNames())
-	assert.Equal(t, []string{"vetoed", "postponed", "allowed", "postponed"}, asked)
-	assert.Equal(t, []string{"0s Marking for deletion Pod ns/allowed", "1m0s Marking for deletion Pod ns/postponed"}, f.events, "no event for a vetoed or postponed eviction")
+	assert.Equal(t, []string{"vetoed", "postponed", "allowed", "cancelled", "postponed"}, asked)
+	assert.Equal(t, []string{"0s Marking for deletion Pod ns/allowed", "0s Cancelling deletion of Pod ns/cancelled", "1m0s Marking for deletion Pod ns/postponed"}, f.events,
+		"no Marking for a vetoed or postponed eviction")
+	assert.Zero(t, f.c.Len())
 }
 
-func TestControllerShutdownCancelsRunningEviction(t *testing.T) {
-	started := make(chan struct{})
-	var got error
-	c := New(PodListerFunc(func(string) ([]*v1.Pod, error) {
-		return []*v1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Spec: v1.PodSpec{NodeName: "n"}}}, nil
-	}), func(ctx context.Context, _ Eviction) error {
-		close(started)
-		<-ctx.Done()
-		got = ctx.Err()
-		return got
-	}, Options{Clock: testclock.NewFakeClock(t0)})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- c.Run(ctx) }()
-	require.NoError(t, c.NodeAdded(node("n", taint("k", "", noExec))))
-	<-started
-	cancel()
-	require.NoError(t, <-done)
-	assert.ErrorIs(t, got, context.Canceled)
-	require.NoError(t, c.NodeAdded(node("m", taint("k", "", noExec))))
-	assert.Zero(t, c.Len(), "nothing is scheduled after Shutdown")
-}
-
-// TestControllerConcurrentHandlers: informer goroutines call the handlers
-// at once (run with -race); every pod ends evicted exactly once.
-func TestControllerConcurrentHandlers(t *testing.T) {
+// An eviction runs from Step until it is reported: a handler that cancels
+// it meanwhile records no event (upstream's running eviction cannot be
+// cancelled either), and an eviction decided meanwhile waits behind it, so
+// that a pod is never evicted twice at once; it becomes due once the
+// running one is reported.
+func TestControllerRunningEviction(t *testing.T) {
 	f := newFixture(t, Options{})
-	const nodes, pods = 8, 20
-	for n := range nodes {
-		for i := range pods {
-			f.pod(fmt.Sprintf("p%d-%d", n, i), fmt.Sprintf("n%d", n), tol("k", exists, "", noExec, int64(i%3)))
-		}
-	}
-	var wg sync.WaitGroup
-	for n := range nodes {
-		wg.Go(func() {
-			name := fmt.Sprintf("n%d", n)
-			assert.NoError(t, f.c.NodeAdded(node(name)))
-			assert.NoError(t, f.c.NodeUpdated(node(name), node(name, taint("k", "", noExec))))
-			f.mu.Lock()
-			ps := f.pods[name]
-			f.mu.Unlock()
-			for _, p := range ps {
-				f.c.PodUpdated(p, p)
-			}
-		})
-	}
-	wg.Wait()
-	f.step(3 * time.Second)
-	seen := map[types.NamespacedName]int{}
-	for _, e := range f.evicted {
-		seen[e.Pod]++
-	}
-	assert.Len(t, seen, nodes*pods)
-	for k, n := range seen {
-		assert.Equal(t, 1, n, k.String())
-	}
+	var running []Eviction
+	f.evict = func(e Eviction) { running = append(running, e) }
+	p := f.pod("p", "n", tol("k", exists, "", noExec, 10))
+	f.nodeUpdated(nil, node("n", taint("k", "", noExec)))
+	f.step(10 * time.Second)
+	require.Len(t, running, 1)
+	s, ok := f.c.Scheduled(types.NamespacedName{Namespace: "ns", Name: "p"})
+	require.True(t, ok)
+	assert.True(t, s.Running)
+	assert.Equal(t, 1, f.c.Len())
+
+	// The taint goes: the running eviction is released, without an event.
+	f.nodeUpdated(node("n", taint("k", "", noExec)), node("n"))
+	assert.Empty(t, f.events)
+	assert.Zero(t, f.c.Len())
+	// It comes back, untolerated: a new eviction, held behind the running one.
+	untolerating := p.DeepCopy()
+	untolerating.Spec.Tolerations = nil
+	f.pods["n"] = []*v1.Pod{untolerating}
+	f.nodeUpdated(node("n"), node("n", taint("k", "", noExec)))
+	require.Len(t, running, 1, "not handed out while the first one runs")
+	assert.Equal(t, 1, f.c.Len())
+	f.c.Done(running[0])
+	f.settle()
+	require.Len(t, running, 2)
+	assert.Equal(t, t0.Add(10*time.Second), running[1].FireAt)
+	f.c.Done(running[1])
+	assert.Zero(t, f.c.Len())
+	f.c.Done(running[1]) // a second report changes nothing
+	assert.Zero(t, f.c.Len())
 }
 
 func TestDisruptedStatus(t *testing.T) {

@@ -1,38 +1,44 @@
 // Package tainteviction is the taint-eviction controller's core: pod and
-// node events in, pod evictions out, no client.
+// node events in, pod evictions out, no client and no clock.
 //
-//	c := tainteviction.New(lister, evict, tainteviction.Options{Events: record})
+//	c := tainteviction.New(lister, tainteviction.Options{})
 //	informers call c.PodAdded / c.PodUpdated / c.PodDeleted and
-//	c.NodeAdded / c.NodeUpdated / c.NodeDeleted (Tombstone for missed deletes);
-//	evict(ctx, e) marks e.Pod with DisruptedStatus and deletes it;
-//	go c.Run(ctx) // returns after ctx ends, once running evictions returned
+//	c.NodeAdded / c.NodeUpdated / c.NodeDeleted with now (Tombstone for missed deletes);
+//	res := c.Step(now) // res.Evictions due, res.Events, res.Next: call Step again then
+//	for each eviction: record Marking, write DisruptedStatus, delete the pod,
+//	then report c.Done(e), or c.Failed(now, e, err) for a retry as Options.Retry says
 //
 // It mirrors kube-controller-manager's pkg/controller/tainteviction
 // (Kubernetes v1.37.2): the table of tainted nodes (taintedNodes), the
 // handlers (PodUpdated, NodeUpdated, handlePodUpdate, handleNodeUpdate),
 // processPodOnNode through [tolerations.NoExecuteDecision] and [Reconcile],
-// the timed worker queue ([timedqueue.Queue]), and what deletePodHandler,
-// emitPodDeletionEvent and emitCancelPodDeletionEvent write: the
-// DisruptionTarget condition ([DisruptedStatus]) and the
+// the scheduled evictions of its timed worker queue (here a
+// [timedqueue.Schedule], which has no goroutine), and what
+// deletePodHandler, emitPodDeletionEvent and emitCancelPodDeletionEvent
+// write: the DisruptionTarget condition ([DisruptedStatus]) and the
 // TaintManagerEviction events ([Marking], [Cancelling]).
 //
 // # Guarantees
 //
 //   - The same evictions at the same times, and the same cancellations, as
-//     upstream's controller given the same events (conformance/ drives both
-//     with random scenarios).
-//   - Handlers are safe for concurrent use and run to completion under one
-//     lock, so a node's taints are recorded before its pods are decided,
-//     which upstream gets from sharding its workers by node. The evict
-//     function runs on the queue's workers, never under the lock, and never
-//     twice at once for one pod.
-//   - Time comes from [Options.Clock]: a fake clock and [Controller.Idle]
-//     make a run exact and repeatable.
+//     upstream's controller given the same events at the same times
+//     (conformance/ drives both with random scenarios).
+//   - Synchronous, with no clock: every handler and [Controller.Step] takes
+//     now; Step returns a [Result] value (the evictions due, the events to
+//     record, the next time to call it). A run is exact and repeatable; an
+//     adapter owns the clock, the goroutines, the API writes, the retries'
+//     timing, the metrics and the logs.
+//   - An eviction handed out by Step runs until it is reported
+//     ([Controller.Done], [Controller.Failed], [Controller.Retry],
+//     [Controller.Postpone]); meanwhile its pod gets no other eviction: one
+//     decided then waits behind it.
 //   - Deciding a pod allocates nothing; a scheduled eviction costs one
-//     queue item, which carries its metadata (UID, node, cause): about 136
-//     bytes, against upstream's 453. A node event decides all its pods in
-//     one [timedqueue.Batch].
-//
+//     item of the [timedqueue.Schedule], which carries its metadata (UID,
+//     node, cause); BENCHMARKS.md gives the bytes against upstream's.
+//   - Not safe for concurrent use: an adapter calls it under one lock, so a
+//     node's taints are recorded before its pods are decided, which
+//     upstream gets from sharding its workers by node.
+
 // # Rules a reader tends to get wrong
 //
 // A pod that tolerates its node's NoExecute taints for a while is evicted
@@ -45,18 +51,20 @@
 // # Differences from upstream
 //
 //   - Events are handled synchronously, in the order the caller delivers
-//     them; upstream queues them and re-reads the objects from its listers,
-//     handling node events before pod events of the same worker.
-//   - Evictions run on a bounded pool ([Options.Workers]) and a new eviction
-//     of a pod waits for a running one; upstream starts a goroutine per
-//     eviction and may run two for one pod.
-//   - [Options.Policy] may veto or postpone an eviction; off by default.
+//     them, at the now it gives; upstream queues them and re-reads the
+//     objects from its listers, handling node events before pod events of
+//     the same worker.
+//   - A new eviction of a pod waits for a running one to be reported;
+//     upstream starts a goroutine per eviction and may run two for one pod.
+//   - [Controller.Postpone] lets an adapter's policy put an eviction off
+//     (and [Controller.Done] drop it); upstream has no such hook.
 //   - Retries: upstream's deletion retries its API calls five times, 10 ms
-//     apart, inside the running eviction, and then drops it. Here
-//     [Options.Retry] (off by default) puts a failed eviction back on the
-//     queue, due after a backoff on the injected clock: a retry waiting
-//     holds no worker and is cancelled like any scheduled eviction (taint
-//     removed, toleration changed, pod deleted). An evict function stops
-//     the retries of an eviction by wrapping [ErrPermanent].
-//     [Options.OnError] gets the final error, which upstream logs.
+//     apart, inside the running eviction, and then drops it. Here a failed
+//     attempt is reported with [Controller.Failed] (the backoff of
+//     [Options.Retry], off by default, from the now it is given) or
+//     [Controller.Retry] (at a time the adapter picks): the eviction is
+//     scheduled again, holds no worker while it waits and is cancelled
+//     like any scheduled eviction (taint removed, toleration changed, pod
+//     deleted). An error wrapping [ErrPermanent] ends the retries of an
+//     eviction; Failed returns it, which upstream logs.
 package tainteviction

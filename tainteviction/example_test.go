@@ -1,13 +1,11 @@
 package tainteviction_test
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	testclock "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/taints"
@@ -16,12 +14,11 @@ import (
 
 // A node stops responding; of its three pods, one tolerates the taint for a
 // minute, one forever, and one not at all. The taint goes away after two
-// minutes, too late for the first.
+// minutes, too late for the first. The caller keeps the time, calls Step
+// after each event and when Result.Next comes, and carries out the
+// evictions Step hands out.
 func Example_taintEviction() {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	clk := testclock.NewFakeClock(start)
-	since := func() time.Duration { return clk.Since(start) }
-
 	minute := int64(60)
 	pods := []*v1.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: v1.PodSpec{NodeName: "node-a",
@@ -30,37 +27,38 @@ func Example_taintEviction() {
 			Tolerations: tolerations.DaemonSet(tolerations.DaemonSetOptions{})}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "batch"}, Spec: v1.PodSpec{NodeName: "node-a"}},
 	}
-	c := tainteviction.New(
-		tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) { return pods, nil }),
-		func(_ context.Context, e tainteviction.Eviction) error {
-			fmt.Printf("%v evict %v (due %v, %s)\n", since(), e.Pod, e.FireAt.Sub(start), taints.Format(e.Taint))
-			return nil
-		},
-		tainteviction.Options{
-			Clock:   clk,
-			Workers: 1,
-			Events:  func(e tainteviction.Event) { fmt.Printf("%v event %s: %s\n", since(), e.Reason, e.Message) },
-		})
-	ctx := context.Background()
+	c := tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) { return pods, nil }), tainteviction.Options{})
+	step := func(now time.Time) time.Time {
+		res := c.Step(now)
+		for _, e := range res.Events {
+			fmt.Printf("%v event %s\n", now.Sub(start), e.Message)
+		}
+		for _, e := range res.Evictions {
+			fmt.Printf("%v event %s\n", now.Sub(start), tainteviction.Marking(e.Pod).Message)
+			fmt.Printf("%v evict %v (due %v, %s)\n", now.Sub(start), e.Pod, e.FireAt.Sub(start), taints.Format(e.Taint))
+			c.Done(e) // deleted
+		}
+		return res.Next
+	}
 
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
-	_ = c.NodeAdded(node)
+	_ = c.NodeAdded(start, node)
 	unreachable := node.DeepCopy()
 	unreachable.Spec.Taints = []v1.Taint{taints.UnreachableNoExecute()}
-	_ = c.NodeUpdated(node, unreachable)
-	_ = c.Idle(ctx)
+	_ = c.NodeUpdated(start, node, unreachable)
+	next := step(start)
+	fmt.Println("next step:", next.Sub(start))
+	step(next)
 
-	for range 2 {
-		clk.Step(time.Minute)
-		_ = c.Idle(ctx)
-	}
-	_ = c.NodeUpdated(unreachable, node) // back: nothing left to cancel
+	back := start.Add(2 * time.Minute)
+	_ = c.NodeUpdated(back, unreachable, node) // nothing left to cancel
+	step(back)
 	fmt.Println("scheduled:", c.Len())
-	_ = c.Shutdown(ctx)
 	// Output:
-	// 0s event TaintManagerEviction: Marking for deletion Pod shop/batch
+	// 0s event Marking for deletion Pod shop/batch
 	// 0s evict shop/batch (due 0s, node.kubernetes.io/unreachable:NoExecute)
-	// 1m0s event TaintManagerEviction: Marking for deletion Pod shop/web
+	// next step: 1m0s
+	// 1m0s event Marking for deletion Pod shop/web
 	// 1m0s evict shop/web (due 1m0s, node.kubernetes.io/unreachable:NoExecute)
 	// scheduled: 0
 }

@@ -1,6 +1,9 @@
-// Package timedqueue runs work at scheduled times: a heap-based timed worker
-// queue on an injected clock, and the rate-limited queue the node lifecycle
-// controller drains per zone, which takes the time as an argument.
+// Package timedqueue runs work at scheduled times: a synchronous schedule of
+// keyed items ([Schedule], no clock and no goroutine: a controller's core
+// keeps its evictions in one), a timed worker queue that drives the same
+// heap on an injected clock with a bounded worker pool ([Queue], for
+// adapters), and the rate-limited queue the node lifecycle controller
+// drains per zone, which takes the time as an argument.
 //
 // It mirrors two upstream structures of Kubernetes v1.37.2:
 //
@@ -14,8 +17,10 @@
 //     Remove, Try, SwapLimiter, Clear), which the node lifecycle controller
 //     drains at the zone's eviction rate to taint unhealthy nodes.
 //
-// Both are built on one synchronous min-heap with no goroutine and no clock
-// of its own.
+// All three are built on one synchronous min-heap with no goroutine and no
+// clock of its own; [Schedule] is that heap with the Queue's rules (one
+// started item per key, held adds, released cancels, retries) and nothing
+// else: the caller takes the due items with Start(now) and reports them.
 //
 //	q := timedqueue.New(func(ctx context.Context, it timedqueue.Item[types.NamespacedName, Meta]) error {
 //		return evict(ctx, it.Key, it.Value) // it.FireAt, it.CreatedAt too

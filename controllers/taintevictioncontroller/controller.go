@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -53,13 +54,26 @@ type Config struct {
 	Tolerations tolerations.Options
 	// Workers bounds the deletions carried out at once; 0 means GOMAXPROCS.
 	Workers int
-	// QueueMetrics receives the eviction queue's workqueue metrics; nil
-	// reports none.
+	// QueueMetrics receives the workqueue metrics of the controller's
+	// eviction workers; nil reports none.
 	QueueMetrics timedqueue.MetricsProvider
-	// Policy, if set, is asked before each eviction and may veto or
-	// postpone it: the hook for deciding with knowledge of the workload
-	// (see tainteviction.Options.Policy). Nil deletes as upstream does.
-	Policy func(ctx context.Context, e tainteviction.Eviction) tainteviction.Verdict
+	// Policy, if set, is asked before each attempt of an eviction and may
+	// veto or postpone it: the hook for deciding with knowledge of the
+	// workload. Nil deletes as upstream does.
+	Policy func(ctx context.Context, e tainteviction.Eviction) Verdict
+}
+
+// Verdict is what a Config.Policy says about one eviction. The zero
+// Verdict lets it happen.
+type Verdict struct {
+	// Veto drops the eviction: the pod stays until a later pod or node
+	// event decides again.
+	Veto bool
+	// Postpone, if positive (and Veto is false), schedules the eviction
+	// again that much later, with the same CreatedAt; the policy is asked
+	// again then. A taint removal or toleration change cancels it
+	// meanwhile, like any scheduled eviction.
+	Postpone time.Duration
 }
 
 // Controller deletes the pods that do not tolerate their node's NoExecute
@@ -68,7 +82,15 @@ type Config struct {
 type Controller struct {
 	cfg     Config
 	deleter deleter
-	core    atomic.Pointer[tainteviction.Controller] // set by Run, for tests
+
+	// mu guards the fields below and the core: every informer event, every
+	// report of an attempt and every timer tick is handled under it.
+	mu       sync.Mutex
+	core     *tainteviction.Controller // nil outside Run
+	workers  *timedqueue.Queue[types.NamespacedName, tainteviction.Eviction]
+	timer    clock.Timer
+	recorder record.EventRecorder
+	retries  timedqueue.CounterMetric
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -108,55 +130,82 @@ func (c *Controller) Run(ctx context.Context) error {
 		recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: ControllerName})
 	}
 	indexer := c.cfg.Pods.Informer().GetIndexer()
-	core := tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
-		return podindex.PodsOn(indexer, node)
-	}), c.evict, tainteviction.Options{
-		Clock:       c.cfg.Clock,
-		Tolerations: c.cfg.Tolerations,
-		Workers:     c.cfg.Workers,
-		Name:        ControllerName,
-		Metrics:     c.cfg.QueueMetrics,
-		Policy:      c.cfg.Policy,
-		Retry:       retry(),
-		Events: func(e tainteviction.Event) {
-			recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
-		},
-		// Only a deletion the API server refuses for good ends here: every
-		// other failure is retried until the pod is gone, the eviction is
-		// cancelled or the controller stops.
-		OnError: func(e tainteviction.Eviction, err error) {
-			c.cfg.Metrics.abandoned()
-			c.cfg.Logger.Error("eviction abandoned", "pod", e.Pod.String(), "attempts", e.Attempts+1, "err", err)
-			ref := tainteviction.Marking(e.Pod).Object
-			ref.UID = e.UID
-			recorder.Eventf(&ref, v1.EventTypeWarning, EvictionFailedReason, "Abandoned deletion of Pod %s after %d attempts: %v", e.Pod, e.Attempts+1, err)
-		},
+	workers := timedqueue.New(c.work, timedqueue.Options[types.NamespacedName]{
+		Name:    ControllerName,
+		Clock:   c.cfg.Clock,
+		Workers: c.cfg.Workers,
+		Metrics: c.cfg.QueueMetrics,
+		Context: ctx,
 	})
-	c.core.Store(core)
+	c.mu.Lock()
+	c.core = tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
+		return podindex.PodsOn(indexer, node)
+	}), tainteviction.Options{Tolerations: c.cfg.Tolerations, Retry: retry()})
+	c.workers, c.recorder = workers, recorder
+	if c.cfg.QueueMetrics != nil {
+		c.retries = c.cfg.QueueMetrics.NewRetriesMetric(ControllerName)
+	}
+	c.timer = c.cfg.Clock.NewTimer(time.Hour)
+	c.timer.Stop()
+	timerC := c.timer.C()
+	c.mu.Unlock()
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
 	defer func() {
 		// Nothing scheduled survives: the next leader recomputes it.
+		c.mu.Lock()
+		c.core = nil
+		c.timer.Stop()
+		c.mu.Unlock()
+		close(stop)
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = core.Shutdown(sctx)
+		_ = workers.Shutdown(sctx)
+		wg.Wait()
 	}()
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-timerC:
+				c.handle(nil)
+			}
+		}
+	})
 	logErr := func(err error) {
 		if err != nil {
 			c.cfg.Logger.Error("event", "err", err)
 		}
 	}
 	podReg, err := c.cfg.Pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { core.PodUpdated(nil, asPod(obj)) },
-		UpdateFunc: func(old, obj any) { core.PodUpdated(asPod(old), asPod(obj)) },
-		DeleteFunc: func(obj any) { logErr(core.PodDeleted(tombstone(obj))) },
+		AddFunc: func(obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) { core.PodUpdated(now, nil, asPod(obj)) })
+		},
+		UpdateFunc: func(old, obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) { core.PodUpdated(now, asPod(old), asPod(obj)) })
+		},
+		DeleteFunc: func(obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.PodDeleted(now, tombstone(obj))) })
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("taint eviction: pod handler: %w", err)
 	}
 	defer func() { _ = c.cfg.Pods.Informer().RemoveEventHandler(podReg) }()
 	nodeReg, err := c.cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { logErr(core.NodeUpdated(nil, asNode(obj))) },
-		UpdateFunc: func(old, obj any) { logErr(core.NodeUpdated(asNode(old), asNode(obj))) },
-		DeleteFunc: func(obj any) { logErr(core.NodeDeleted(tombstone(obj))) },
+		AddFunc: func(obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.NodeUpdated(now, nil, asNode(obj))) })
+		},
+		UpdateFunc: func(old, obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) {
+				logErr(core.NodeUpdated(now, asNode(old), asNode(obj)))
+			})
+		},
+		DeleteFunc: func(obj any) {
+			c.handle(func(core *tainteviction.Controller, now time.Time) { logErr(core.NodeDeleted(now, tombstone(obj))) })
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("taint eviction: node handler: %w", err)
@@ -175,30 +224,126 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// evict is the deletion the core calls when a pod's eviction is due: one
-// attempt. A failed attempt returns its error and the core puts the
-// eviction back on its queue, due after the backoff of retry, where a taint
-// removal or a toleration change cancels it; a deletion the API server
+// handle runs f (a call of the core: an informer event or the report of an
+// attempt; nil for a timer tick) under the lock at the clock's now, then a
+// step; nothing once Run has ended.
+func (c *Controller) handle(f func(core *tainteviction.Controller, now time.Time)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.core == nil {
+		return
+	}
+	if f != nil {
+		f(c.core, c.cfg.Clock.Now())
+	}
+	c.step()
+}
+
+// step runs the core at the clock's now and hands out its result: events
+// to the recorder, evictions to the workers; it arms the timer for the
+// next step. Called with c.mu held while Run runs.
+func (c *Controller) step() {
+	now := c.cfg.Clock.Now()
+	res := c.core.Step(now)
+	for _, e := range res.Events {
+		c.recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
+	}
+	for _, e := range res.Evictions {
+		// The core hands out no second eviction of a pod before the first
+		// is reported, and the workers run one call per pod at a time.
+		c.workers.Add(e.Pod, e, now, now)
+	}
+	c.timer.Stop()
+	if !res.Next.IsZero() {
+		c.timer.Reset(max(res.Next.Sub(now), 0))
+	}
+}
+
+// work is one attempt at an eviction the core handed out, on one of the
+// workers: the policy, the Marking event before the first attempt, the
+// deletion; then the report to the core. A failed attempt is retried by
+// the core after the backoff of retry, as a scheduled eviction that a
+// taint removal or a toleration change cancels; a deletion the API server
 // refuses for good (see permanent) is abandoned after upstream's five
 // attempts.
-func (c *Controller) evict(ctx context.Context, e tainteviction.Eviction) error {
+func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.NamespacedName, tainteviction.Eviction]) error {
+	e := it.Value
+	if c.cfg.Policy != nil {
+		v := c.cfg.Policy(ctx, e)
+		switch {
+		case v.Veto:
+			c.handle(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
+			return nil
+		case v.Postpone > 0:
+			c.handle(func(core *tainteviction.Controller, now time.Time) { core.Postpone(e, now.Add(v.Postpone)) })
+			return nil
+		}
+	}
+	if e.Attempts == 0 {
+		m := tainteviction.Marking(e.Pod)
+		c.recorder.Event(&m.Object, m.Type, m.Reason, m.Message)
+	}
 	deleted, err := c.deleter.deletePod(ctx, e)
+	if ctx.Err() != nil {
+		return nil // Run ends: the core goes with it
+	}
 	if err == nil {
 		if deleted {
 			c.cfg.Metrics.deleted(e.FireAt, c.cfg.Clock.Now())
 			c.cfg.Logger.Info("deleted pod", "pod", e.Pod.String(), "taint", e.Taint.Key)
 		}
+		c.handle(func(core *tainteviction.Controller, _ time.Time) { core.Done(e) })
 		return nil
 	}
-	if ctx.Err() != nil {
-		return err
-	}
 	if permanent(err) && e.Attempts+1 >= deleteAttempts {
-		return fmt.Errorf("%w: %w", err, tainteviction.ErrPermanent)
+		err = fmt.Errorf("%w: %w", err, tainteviction.ErrPermanent)
 	}
-	c.cfg.Logger.Warn("deletion failed, retrying", "pod", e.Pod.String(), "attempt", e.Attempts+1,
-		"in", retry().Backoff(e.Attempts+1), "err", err)
-	return err
+	c.handle(func(core *tainteviction.Controller, now time.Time) {
+		at, final := core.Failed(now, e, err)
+		switch {
+		case final != nil:
+			// Only a deletion the API server refuses for good ends here:
+			// every other failure is retried until the pod is gone, the
+			// eviction is cancelled or the controller stops.
+			c.cfg.Metrics.abandoned()
+			c.cfg.Logger.Error("eviction abandoned", "pod", e.Pod.String(), "attempts", e.Attempts+1, "err", final)
+			ref := tainteviction.Marking(e.Pod).Object
+			ref.UID = e.UID
+			c.recorder.Eventf(&ref, v1.EventTypeWarning, EvictionFailedReason, "Abandoned deletion of Pod %s after %d attempts: %v", e.Pod, e.Attempts+1, final)
+		case !at.IsZero():
+			if c.retries != nil {
+				c.retries.Inc()
+			}
+			c.cfg.Logger.Warn("deletion failed, retrying", "pod", e.Pod.String(), "attempt", e.Attempts+1, "in", at.Sub(now), "err", err)
+		}
+	})
+	return nil
+}
+
+// idle steps the core at the clock's now and waits until every eviction
+// due has been attempted (for tests on a fake clock).
+func (c *Controller) idle(ctx context.Context) error {
+	c.mu.Lock()
+	if c.core == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	c.step()
+	workers := c.workers
+	c.mu.Unlock()
+	return workers.Idle(ctx)
+}
+
+// inspect calls f with the core under the lock, once Run has built it, and
+// reports whether it had (for tests).
+func (c *Controller) inspect(f func(core *tainteviction.Controller)) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.core == nil {
+		return false
+	}
+	f(c.core)
+	return true
 }
 
 // Backoff of a failed deletion: the first retries come as fast as
@@ -208,8 +353,8 @@ const (
 	retryMax     = 5 * time.Second
 )
 
-// retry is the eviction queue's retry of a failed deletion: until the pod
-// is gone, the eviction is cancelled or abandoned, or the controller stops.
+// retry is the core's retry of a failed deletion: until the pod is gone,
+// the eviction is cancelled or abandoned, or the controller stops.
 func retry() timedqueue.Retry {
 	return timedqueue.Retry{MaxAttempts: -1, Initial: retryInitial, Max: retryMax}
 }

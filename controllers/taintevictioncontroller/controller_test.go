@@ -43,8 +43,8 @@ func TestRun(t *testing.T) {
 	c, err := New(Config{
 		Client: client, Pods: f.Core().V1().Pods(), Nodes: f.Core().V1().Nodes(),
 		Recorder: rec, Metrics: m,
-		Policy: func(_ context.Context, e tainteviction.Eviction) tainteviction.Verdict {
-			return tainteviction.Verdict{Veto: e.Pod.Name == "vetoed"}
+		Policy: func(_ context.Context, e tainteviction.Eviction) Verdict {
+			return Verdict{Veto: e.Pod.Name == "vetoed"}
 		},
 	})
 	if err != nil {

@@ -24,8 +24,8 @@ const deleteAttempts = 5
 
 // deleter performs a deletion the way upstream's taint-eviction controller
 // does: the DisruptionTarget condition is patched onto the pod's status, then
-// the pod is deleted. It makes one attempt per call; the eviction queue
-// retries (see Controller.evict).
+// the pod is deleted. It makes one attempt per call; the core retries (see
+// Controller.work).
 type deleter struct {
 	client kubernetes.Interface
 	now    func() time.Time

@@ -11,15 +11,21 @@
 //	err = c.Run(ctx) // until ctx ends
 //
 // The shared informers feed the core's pod and node handlers (pods found by
-// node through the spec.nodeName index); the core decides, schedules and calls
-// back when an eviction is due; the controller then writes what upstream
-// writes: the DisruptionTarget condition (reason DeletionByTaintManager),
-// patched onto the pod's status with the pod's UID in the patch, then the
-// delete; the TaintManagerEviction events through an EventRecorder; the
-// metrics taint_eviction_controller_pod_deletions_total and
+// node through the spec.nodeName index) under one lock, with the clock's
+// now; after each, and when the core's Result.Next comes (one timer), the
+// controller calls the core's Step and hands the evictions due to a bounded
+// pool of workers (a timedqueue.Queue keyed by pod: never two attempts for
+// one pod at once), which report each attempt back to the core. The
+// controller writes what upstream writes: the DisruptionTarget condition
+// (reason DeletionByTaintManager), patched onto the pod's status with the
+// pod's UID in the patch, then the delete; the TaintManagerEviction events
+// through an EventRecorder; the metrics
+// taint_eviction_controller_pod_deletions_total and
 // taint_eviction_controller_pod_deletion_duration_seconds ([NewMetrics]) and
-// the queue's workqueue metrics. Config.Policy is the core's hook for an
-// embedder to veto or postpone one eviction with knowledge of the workload.
+// the workers' workqueue metrics (depth: evictions due and waiting for a
+// worker; retries: failed attempts scheduled again). Config.Policy is the
+// hook for an embedder to veto or postpone one eviction with knowledge of
+// the workload.
 //
 // # Guarantees
 //
@@ -39,10 +45,10 @@
 //     error after retrying its GET five times.
 //   - Retries: upstream tries a deletion five times, 10 ms apart, inside
 //     the running eviction, then drops it. Here each attempt is one call
-//     of the eviction queue's work, and a failed attempt puts the
-//     eviction back on the queue, due after a backoff on the injected
-//     clock (10 ms doubling to 5 s; tainteviction.Options.Retry): a
-//     waiting retry holds no worker, so pods whose deletes keep failing
+//     of a worker, and a failed attempt is reported to the core
+//     (tainteviction.Controller.Failed), which schedules the eviction
+//     again after a backoff from the clock's now (10 ms doubling to 5 s;
+//     tainteviction.Options.Retry): a waiting retry holds no worker, so pods whose deletes keep failing
 //     never keep other pods from their eviction, and it is cancelled like
 //     any scheduled eviction, so a pod whose NoExecute taint is removed
 //     (or that comes to tolerate it) during an API outage is not deleted

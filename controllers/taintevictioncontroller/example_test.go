@@ -51,15 +51,15 @@ func Example() {
 		Recorder: recorder,
 		Clock:    clock,
 		// The author's policy: databases are drained by hand.
-		Policy: func(_ context.Context, e tainteviction.Eviction) tainteviction.Verdict {
+		Policy: func(_ context.Context, e tainteviction.Eviction) taintevictioncontroller.Verdict {
 			if e.Pod.Name == "db" {
 				select {
 				case vetoed <- e.Pod.String():
 				default:
 				}
-				return tainteviction.Verdict{Veto: true}
+				return taintevictioncontroller.Verdict{Veto: true}
 			}
-			return tainteviction.Verdict{}
+			return taintevictioncontroller.Verdict{}
 		},
 	})
 	if err != nil {

@@ -1,44 +1,34 @@
 package taintevictioncontroller
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/tolerations"
 )
 
 // decide taints a node with taints, its pods being pods, and returns the
-// controller's decision on each pod, by name. Nothing is evicted: the
-// clock stands still and the eviction function only counts.
+// core's decision on each pod, by name. Nothing is evicted: the evictions
+// Step hands out are not carried out.
 func decide(t *testing.T, taints []v1.Taint, pods ...*v1.Pod) map[string]tainteviction.Outcome {
 	t.Helper()
-	var mu sync.Mutex
-	got := map[string]tainteviction.Outcome{}
 	lister := tainteviction.PodListerFunc(func(string) ([]*v1.Pod, error) { return pods, nil })
-	c := tainteviction.New(lister, func(context.Context, tainteviction.Eviction) error { return nil }, tainteviction.Options{
-		Clock: clocktesting.NewFakeClock(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)),
-		Observe: func(o tainteviction.Outcome) {
-			mu.Lock()
-			defer mu.Unlock()
-			got[o.Pod.Name] = o
-		},
-	})
-	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	c := tainteviction.New(lister, tainteviction.Options{Outcomes: true})
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: v1.NodeSpec{Taints: taints}}
-	if err := c.NodeUpdated(nil, node); err != nil {
+	if err := c.NodeUpdated(now, nil, node); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := map[string]tainteviction.Outcome{}
+	for _, o := range c.Step(now).Outcomes {
+		got[o.Pod.Name] = o
+	}
 	if len(got) != len(pods) {
 		t.Fatalf("%d pods decided, want %d", len(got), len(pods))
 	}

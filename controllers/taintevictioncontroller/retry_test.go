@@ -95,11 +95,27 @@ func (h *retryHarness) until(what string, cond func() bool) {
 	}
 }
 
-// core returns the controller's core once Run has built it.
-func (h *retryHarness) core() *tainteviction.Controller {
+// core calls f with the controller's core, under its lock, once Run has
+// built it.
+func (h *retryHarness) core(f func(core *tainteviction.Controller)) {
 	h.t.Helper()
-	h.until("Run builds its core", func() bool { return h.c.core.Load() != nil })
-	return h.c.core.Load()
+	h.until("Run builds its core", func() bool { return h.c.inspect(f) })
+}
+
+// scheduled reports whether the core holds an eviction of pod.
+func (h *retryHarness) scheduled(pod string) bool {
+	var ok bool
+	h.core(func(core *tainteviction.Controller) {
+		_, ok = core.Scheduled(types.NamespacedName{Namespace: "ns", Name: pod})
+	})
+	return ok
+}
+
+// len returns the number of evictions the core holds.
+func (h *retryHarness) len() int {
+	var n int
+	h.core(func(core *tainteviction.Controller) { n = core.Len() })
+	return n
 }
 
 // step advances the fake clock and waits until every eviction due by then
@@ -110,7 +126,7 @@ func (h *retryHarness) step(d time.Duration) {
 	h.clock.Step(d)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := h.core().Idle(ctx); err != nil {
+	if err := h.c.idle(ctx); err != nil {
 		h.t.Fatalf("after a clock step of %v, evictions still hold the workers: %v", d, err)
 	}
 }
@@ -182,7 +198,7 @@ func TestCancelledRetry(t *testing.T) {
 	// delete, here as upstream. (The old in-item retry loop never
 	// returned: this wait then ended after 5 s and the check below failed.)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_ = h.core().Idle(ctx)
+	_ = h.c.idle(ctx)
 	cancel()
 
 	// What came before the removal: a cancellation of the canary may be
@@ -198,13 +214,12 @@ func TestCancelledRetry(t *testing.T) {
 	if _, err := h.client.CoreV1().Nodes().Update(context.Background(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	canary := types.NamespacedName{Namespace: "ns", Name: "canary"}
 	var evs []string
 	h.until("the controller sees the taint go and cancels the canary's eviction", func() bool {
 		evs = append(evs, h.events()...) // recorded after the core's state changes
-		_, tainted := h.core().NoExecuteTaints("n")
-		_, scheduled := h.core().Scheduled(canary)
-		return !tainted && !scheduled && slices.Contains(evs, "Normal TaintManagerEviction Cancelling deletion of Pod ns/canary")
+		var tainted bool
+		h.core(func(core *tainteviction.Controller) { _, tainted = core.NoExecuteTaints("n") })
+		return !tainted && !h.scheduled("canary") && slices.Contains(evs, "Normal TaintManagerEviction Cancelling deletion of Pod ns/canary")
 	})
 	h.setRefuse(func(string) error { return nil })
 	before := h.deleteCalls("victim")
@@ -217,7 +232,7 @@ func TestCancelledRetry(t *testing.T) {
 	if n := h.deleteCalls("victim") - before; n != 0 {
 		t.Errorf("%d delete calls for the victim after its taint was removed, want 0", n)
 	}
-	if n := h.core().Len(); n != 0 {
+	if n := h.len(); n != 0 {
 		t.Errorf("%d evictions still queued, want none", n)
 	}
 	if !h.exists("canary") {
@@ -245,8 +260,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		}
 		return nil
 	}, objs...)
-	core := h.core()
-	h.until("the bad node's pods scheduled", func() bool { return core.Len() == failing+1 })
+	h.until("the bad node's pods scheduled", func() bool { return h.len() == failing+1 })
 	for range 3 {
 		h.step(time.Second)
 	}
@@ -259,10 +273,8 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 	if _, err := h.client.CoreV1().Nodes().Update(context.Background(), good, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	victim := types.NamespacedName{Namespace: "ns", Name: "victim"}
 	h.until("the victim's eviction scheduled", func() bool {
-		_, ok := core.Scheduled(victim)
-		return ok || h.deleteCalls("victim") > 0
+		return h.scheduled("victim") || h.deleteCalls("victim") > 0
 	})
 	h.step(time.Second)
 	if h.exists("victim") {
@@ -275,7 +287,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 	if n := h.deleteCalls("forbidden"); n != deleteAttempts {
 		t.Errorf("forbidden pod: %d delete calls, want %d", n, deleteAttempts)
 	}
-	if _, ok := core.Scheduled(types.NamespacedName{Namespace: "ns", Name: "forbidden"}); ok {
+	if h.scheduled("forbidden") {
 		t.Error("forbidden pod's eviction still scheduled, want it abandoned")
 	}
 	if v := testutil.ToFloat64(h.m.abandon); v != 1 {
@@ -290,7 +302,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 	if warned != 1 {
 		t.Errorf("%d %s events for the forbidden pod, want 1", warned, EvictionFailedReason)
 	}
-	if n := core.Len(); n != failing {
+	if n := h.len(); n != failing {
 		t.Errorf("%d evictions queued, want the %d failing ones still retrying", n, failing)
 	}
 	for i := range failing {

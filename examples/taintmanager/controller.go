@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/taints"
@@ -14,78 +12,58 @@ import (
 
 // controller is the taint-eviction controller of kube-controller-manager
 // (pkg/controller/tainteviction): package tainteviction's core, with the
-// scenario's cluster as its pod lister and the timeline as its log and
-// event recorder. Upstream feeds pod and node events through work queues
-// sharded by node; here every event is handled synchronously, in the order
-// the scenario delivers it.
+// scenario's cluster as its pod lister, the scenario's fake clock as its
+// time and the timeline as its log and event recorder. Upstream feeds pod
+// and node events through work queues sharded by node; here every event is
+// handled synchronously, in the order the scenario delivers it, and the
+// core is stepped after each.
 type controller struct {
-	core *tainteviction.Controller
-	log  *timeline
-
-	// The core's worker appends here (the "Marking for deletion" events
-	// and the evictions it starts); the driver prints the events and
-	// carries out the evictions once the core is idle, so the timeline
-	// stays in order and is written by one goroutine only.
-	mu      sync.Mutex
-	marked  []string
-	evicted []types.NamespacedName
+	core    *tainteviction.Controller
+	cluster *cluster
+	clock   clock.PassiveClock
+	log     *timeline
 }
 
 func newController(c *cluster, s *scenario) *controller {
-	tc := &controller{log: s.log}
-	// One worker and a fake clock: evictions run one at a time, in
-	// (fire time, insertion) order, only when the scenario steps the clock.
-	tc.core = tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
-		return c.podsOn(node), nil
-	}), tc.evict, tainteviction.Options{
-		Clock:   s.clock,
-		Workers: 1,
-		Events:  tc.event,
-		Observe: tc.observe,
-	})
-	return tc
-}
-
-// evict is upstream's deletePodHandler: it would mark the pod with the
-// DisruptionTarget condition and delete it. The driver does that.
-func (tc *controller) evict(_ context.Context, e tainteviction.Eviction) error {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	tc.evicted = append(tc.evicted, e.Pod)
-	return nil
-}
-
-// event records an event of the core. "Cancelling deletion" comes from the
-// handler being called and is printed at once; "Marking for deletion" comes
-// from the core's worker and waits for the driver (takeMarked).
-func (tc *controller) event(e tainteviction.Event) {
-	pod := types.NamespacedName{Namespace: e.Object.Namespace, Name: e.Object.Name}
-	if e != tainteviction.Marking(pod) {
-		tc.log.event(e.Message)
-		return
+	return &controller{
+		core: tainteviction.New(tainteviction.PodListerFunc(func(node string) ([]*v1.Pod, error) {
+			return c.podsOn(node), nil
+		}), tainteviction.Options{Outcomes: true}),
+		cluster: c,
+		clock:   s.clock,
+		log:     s.log,
 	}
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	tc.marked = append(tc.marked, e.Message)
 }
 
-// takeMarked returns the "Marking for deletion" messages recorded since the
-// last call.
-func (tc *controller) takeMarked() []string {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	out := tc.marked
-	tc.marked = nil
-	return out
-}
-
-// takeEvicted returns the evictions carried out since the last call.
-func (tc *controller) takeEvicted() []types.NamespacedName {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	out := tc.evicted
-	tc.evicted = nil
-	return out
+// settle steps the core at the clock's now until nothing is left to do:
+// it prints what the core decided (with the events it records), then
+// carries out the evictions due, as upstream's deletePodHandler would
+// (Marking event, DisruptionTarget condition, delete): the pod is deleted,
+// and the controller sees the deletion.
+func (tc *controller) settle() {
+	for {
+		res := tc.core.Step(tc.clock.Now())
+		for _, o := range res.Outcomes {
+			tc.observe(o)
+			if o.Cancelled {
+				tc.log.event(tainteviction.Cancelling(o.Pod).Message)
+			}
+		}
+		if len(res.Evictions) == 0 {
+			return
+		}
+		for _, e := range res.Evictions {
+			if e.Attempts == 0 {
+				tc.log.event(tainteviction.Marking(e.Pod).Message)
+			}
+		}
+		for _, e := range res.Evictions {
+			pod := tc.cluster.pods[e.Pod]
+			delete(tc.cluster.pods, e.Pod)
+			tc.core.Done(e)
+			tc.PodUpdated(pod, nil)
+		}
+	}
 }
 
 // PodUpdated is the pod informer's handler (oldPod is nil on add, newPod on
@@ -95,7 +73,7 @@ func (tc *controller) PodUpdated(oldPod, newPod *v1.Pod) {
 		tc.log.printf("pod %s: tolerations and node unchanged, ignored", key(newPod))
 		return
 	}
-	tc.core.PodUpdated(oldPod, newPod)
+	tc.core.PodUpdated(tc.clock.Now(), oldPod, newPod)
 }
 
 // NodeUpdated is the node informer's handler (oldNode is nil on add,
@@ -113,7 +91,7 @@ func (tc *controller) NodeUpdated(oldNode, newNode *v1.Node) {
 	}
 	// A deleted node is forgotten, but the evictions already scheduled for
 	// its pods are not cancelled: they run (upstream does the same).
-	tc.check(tc.core.NodeUpdated(oldNode, newNode))
+	tc.check(tc.core.NodeUpdated(tc.clock.Now(), oldNode, newNode))
 }
 
 func (tc *controller) check(err error) {

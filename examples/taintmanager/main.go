@@ -3,8 +3,8 @@
 // the taint manager) in miniature: node and pod events go in, pod evictions
 // come out. It is a thin scenario over package tainteviction (the
 // controller's core: the tainted-nodes table, the decisions of
-// processPodOnNode and the timed queue), run on a fake clock, printing the
-// timeline.
+// processPodOnNode and the scheduled evictions), stepped on a fake clock,
+// printing the timeline.
 //
 // The scenario shows the rules a reader tends to get wrong:
 //
@@ -21,7 +21,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -55,7 +54,6 @@ func run(w io.Writer) error {
 		log:     &timeline{w: w, clock: clk},
 	}
 	s.tc = newController(s.cluster, s)
-	defer func() { _ = s.tc.core.Shutdown(context.Background()) }()
 
 	s.say("the informers start: every node and pod arrives as an add")
 	s.addNode("node-a")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -32,22 +31,8 @@ func (s *scenario) at(d time.Duration) {
 	}
 }
 
-// settle waits until the core has run everything due, prints the "Marking
-// for deletion" events its worker recorded, then carries out the evictions: the pod is
-// deleted, and the controller sees the deletion.
-func (s *scenario) settle() {
-	if err := s.tc.core.Idle(context.Background()); err != nil && s.log.err == nil {
-		s.log.err = err
-	}
-	for _, m := range s.tc.takeMarked() {
-		s.log.event(m)
-	}
-	for _, k := range s.tc.takeEvicted() {
-		pod := s.cluster.pods[k]
-		delete(s.cluster.pods, k)
-		s.tc.PodUpdated(pod, nil)
-	}
-}
+// settle lets the controller do what is due at the clock's now.
+func (s *scenario) settle() { s.tc.settle() }
 
 func (s *scenario) addNode(name string) {
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
