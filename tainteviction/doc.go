@@ -38,7 +38,7 @@
 //   - Not safe for concurrent use: an adapter calls it under one lock, so a
 //     node's taints are recorded before its pods are decided, which
 //     upstream gets from sharding its workers by node.
-
+//
 // # Rules a reader tends to get wrong
 //
 // A pod that tolerates its node's NoExecute taints for a while is evicted
@@ -56,6 +56,11 @@
 //     the same worker.
 //   - A new eviction of a pod waits for a running one to be reported;
 //     upstream starts a goroutine per eviction and may run two for one pod.
+//   - As upstream's fired evictions, which each start at once on a
+//     goroutine of their own, an eviction handed out by Step is not
+//     cancelled afterwards: an adapter whose workers are all busy runs it
+//     when one is free, even if the taint went meanwhile (upstream would
+//     have deleted the pod already), and records no Cancelling event for it.
 //   - [Controller.Postpone] lets an adapter's policy put an eviction off
 //     (and [Controller.Done] drop it); upstream has no such hook.
 //   - Retries: upstream's deletion retries its API calls five times, 10 ms
