@@ -374,3 +374,63 @@ items:
 	out := mustRun(t, in, "-f", "-", "device-taint", "--driver", "gpu.example.com", "--pool", "node-1")
 	golden.Contains(t, []byte(out), "evicted: claim late-gpu, device node-1/gpu-0: the device's own taint ecc:NoExecute, tolerated for 3600s (already in the snapshot, overdue since -1h0m0s)")
 }
+
+// FuzzReadDRASnapshot feeds the decoder of device-taint's snapshots
+// arbitrary bytes: it never panics; what it accepts has nodes, and the
+// other scenarios' decoder, when it accepts the input too, reads as many
+// nodes and pods.
+func FuzzReadDRASnapshot(f *testing.F) {
+	f.Add(embeddedDRASnapshot)
+	for _, s := range []string{
+		"",
+		"[1,2]",
+		`{"kind":"List","apiVersion":"v1","items":[{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}},{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"d","nodeSelector":{"nodeSelectorTerms":[]}}}]}`,
+		`{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{}}{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"},"spec":{"taints":[]}}`,
+		`{"spec":{"devices":[]},"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"}}`,
+		"apiVersion: v1\nkind: Node\nmetadata: {name: node1}\n---\napiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: r}\nspec: {taint: {key: k, effect: None}}\n",
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := readSnapshotOf(&snapshot{DRA: &draObjects{}}, bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(s.Nodes) == 0 {
+			t.Fatal("accepted a snapshot without nodes")
+		}
+		plain, err := readSnapshot(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			// It rejects a top-level JSON document of the resource.k8s.io
+			// group that the union of the other kinds does not hold (see
+			// dra.go).
+			return
+		}
+		if len(plain.Nodes) != len(s.Nodes) || len(plain.Pods) != len(s.Pods) {
+			t.Fatalf("%d nodes and %d pods, the other decoder %d and %d", len(s.Nodes), len(s.Pods), len(plain.Nodes), len(plain.Pods))
+		}
+	})
+}
+
+// FuzzParseDeviceTaint: parseDeviceTaint never panics, and what it accepts
+// prints back to a spec that parses to the same taint.
+func FuzzParseDeviceTaint(f *testing.F) {
+	for _, s := range []string{"", "k", "k=v", "k:NoExecute", "example.com/k=v:None", "k=:NoSchedule", "a:b:c", "=v", "k=v=w"} {
+		f.Add(s, "")
+		f.Add(s, "None")
+	}
+	f.Fuzz(func(t *testing.T, spec, effect string) {
+		if _, err := deviceTaintEffect(effect); err != nil && effect != "" {
+			return // the flag rejects it before
+		}
+		got, err := parseDeviceTaint(spec, effect)
+		if err != nil {
+			return
+		}
+		again, err := parseDeviceTaint(formatDeviceTaint(got), "")
+		if err != nil || again != got {
+			t.Fatalf("%q gives %+v, printed %q, parsed again %+v (%v)", spec, got, formatDeviceTaint(got), again, err)
+		}
+	})
+}

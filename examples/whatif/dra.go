@@ -17,7 +17,11 @@ import (
 // item of the resource.k8s.io group is decoded whole into its API type;
 // the others go on to the decoder of nodes, pods and PDBs. The other
 // scenarios pay nothing for this: their decoder skips resource.k8s.io
-// objects, so one snapshot serves every scenario.
+// objects, so one snapshot serves every scenario. (It skips them in a List
+// and in YAML documents; a resource.k8s.io object alone at the top of a
+// JSON input is decoded field by field into the union of the other kinds'
+// fields, and one that does not fit it, such as a ResourceSlice with a
+// node selector, is an error there.)
 
 // embeddedDRASnapshot is the snapshot device-taint reads without -f: three
 // nodes, two with GPUs published by a DRA driver in a pool per node, a
