@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -39,23 +38,14 @@ const (
 	draNode   = "dra-node"
 )
 
-// draScenarios are the DRA scenarios a run takes: the slice taint always,
-// the rule scenarios with EVICTKIT_E2E_DRA_RULES=1. A rule's status counts
-// the allocated devices and pods the controller's claim cache holds when it
-// sees the rule, and a None-effect rule's is written once: nothing tells the
-// test when kube-controller-manager's cache holds the claims it just
-// allocated, so kcm once counted one allocated device of two (a run of ours
-// counted both) and the runs differed for the test's timing, not for either
-// controller. They passed in 5 of 6 runs.
+// draScenarios are the DRA scenarios a run takes.
 func draScenarios() []scenario {
-	s := []scenario{{"DeviceTaintedInSlice", "dt1", deviceTaintedInSlice}}
-	if os.Getenv("EVICTKIT_E2E_DRA_RULES") == "1" {
-		s = append(s,
-			scenario{"RuleEvictsPool", "dt2", ruleEvictsPool},
-			scenario{"RuleRemovedBeforeTimeRunsOut", "dt3", ruleRemovedBeforeTimeRunsOut},
-			scenario{"NoneEffectRule", "dt4", noneEffectRule})
+	return []scenario{
+		{"DeviceTaintedInSlice", "dt1", deviceTaintedInSlice},
+		{"RuleEvictsPool", "dt2", ruleEvictsPool},
+		{"RuleRemovedBeforeTimeRunsOut", "dt3", ruleRemovedBeforeTimeRunsOut},
+		{"NoneEffectRule", "dt4", noneEffectRule},
 	}
-	return s
 }
 
 const evictedByDeviceTaint = "DeletionByDeviceTaintManager"
@@ -94,6 +84,7 @@ func ruleEvictsPool(t *testing.T, c *cluster) {
 	c.createClaimPod(t, ns, "none", pool, "dev-0")
 	c.createClaimPod(t, ns, "forever", pool, "dev-1", tolerateDevice(nil))
 	c.createClaimPod(t, ns, "other-pool", other, "dev-0")
+	c.awaitCaches(t, ns, "dt2")
 
 	c.createRule(t, "dt2-rule", pool, resourceapi.DeviceTaintEffectNoExecute)
 	c.waitEvictedBy(t, patience, ns, "none", evictedByDeviceTaint)
@@ -111,6 +102,7 @@ func ruleRemovedBeforeTimeRunsOut(t *testing.T, c *cluster) {
 	c.createSlice(t, "dt3-slice", pool, "dev-0", "dev-1")
 	c.createClaimPod(t, ns, "twenty", pool, "dev-0", tolerateDevice(ptr(int64(20))))
 	c.createClaimPod(t, ns, "forever", pool, "dev-1", tolerateDevice(nil))
+	c.awaitCaches(t, ns, "dt3")
 
 	c.createRule(t, "dt3-rule", pool, resourceapi.DeviceTaintEffectNoExecute)
 	c.waitRuleCondition(t, "dt3-rule", "PodsPendingEviction")
@@ -130,6 +122,7 @@ func noneEffectRule(t *testing.T, c *cluster) {
 	c.createSlice(t, "dt4-slice", pool, "dev-0", "dev-1", "dev-2")
 	c.createClaimPod(t, ns, "none", pool, "dev-0")
 	c.createClaimPod(t, ns, "forever", pool, "dev-1", tolerateDevice(nil))
+	c.awaitCaches(t, ns, "dt4")
 
 	c.createRule(t, "dt4-rule", pool, resourceapi.DeviceTaintEffectNone)
 	cond := c.waitRuleCondition(t, "dt4-rule", "NoEffect")
@@ -138,6 +131,32 @@ func noneEffectRule(t *testing.T, c *cluster) {
 		t.Errorf("rule dt4-rule: condition %s %q, want False %q", cond.Status, cond.Message, want)
 	}
 	c.requirePresent(t, ns, "none", "forever")
+}
+
+// awaitCaches returns once the device-taint eviction controller's caches
+// (kube-controller-manager's or ours) hold every ResourceSlice, claim and
+// pod the scenario created so far. A rule's status counts what those caches
+// hold when the controller sees the rule, and no API tells when a
+// controller's watch delivered the objects just written; an eviction does.
+// So the scenario publishes, last, a slice of its own pool (prefix-sentinel,
+// which no rule of the scenario selects) whose one device is tainted
+// NoExecute, and a claim allocated on that device for a pod "sentinel" that
+// does not tolerate the taint, and waits for that pod's eviction. The
+// controller evicts it only once it has seen the slice, the claim's
+// allocation and the pod; a watch delivers one resource's changes in the
+// order of their writes, so by then it has seen every slice, claim and pod
+// written before them. The sentinel's changes are in the scenario's trace
+// (its namespace and pool carry the prefix) and are the same for both
+// controllers: the taint, then the pod's DisruptionTarget, deletion and
+// "Marking for deletion" event, before anything the rule causes.
+func (c *cluster) awaitCaches(t *testing.T, ns, prefix string) {
+	t.Helper()
+	pool := prefix + "-sentinel"
+	c.createSlice(t, pool, pool, "dev-0")
+	c.taintSliceDevices(t, pool, resourceapi.DeviceTaint{Key: deviceTaintKey, Value: "sentinel", Effect: resourceapi.DeviceTaintEffectNoExecute}, "dev-0")
+	c.createClaimPod(t, ns, "sentinel", pool, "dev-0")
+	c.waitEvictedBy(t, patience, ns, "sentinel", evictedByDeviceTaint)
+	c.waitDeviceTaintEvents(t, ns, map[string][]string{"sentinel": {"Marking for deletion"}})
 }
 
 const deviceTaintKey = "gpu.evictkit.io/unhealthy"

@@ -229,6 +229,8 @@ type decoder struct {
 	// pods is where the next pods go: allocated a block at a time, they
 	// cost the heap fewer objects.
 	pods []corev1.Pod
+	// dra, when not nil, takes the DRA objects (device-taint; see dra.go).
+	dra *draObjects
 }
 
 // podBlock is how many pods the decoder allocates at once.
@@ -278,6 +280,8 @@ type object struct {
 	// items of a List at the top of a JSON document are streamed.
 	Items    json.RawMessage `json:"items"`
 	hasItems bool
+	// held are the parts of a top-level document of a DRA snapshot (dra.go).
+	held heldParts
 }
 
 // specIn is the spec of a Node, a Pod or a PodDisruptionBudget: the three
@@ -410,12 +414,18 @@ func (d *decoder) jsonValue(dec *json.Decoder, at place) error {
 		default:
 			v = &skipped{}
 		}
+		if h := d.held(o, key); h != nil {
+			v = h
+		}
 		if err := dec.Decode(v); err != nil {
 			return decodeError(o, at, err)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return badInput("%s: %v", at, err)
+	}
+	if taken, err := d.takeHeld(o, at); taken || err != nil {
+		return err
 	}
 	return d.add(o, at)
 }
@@ -450,9 +460,19 @@ func (d *decoder) jsonItems(dec *json.Decoder, at place) error {
 // a call and an error value per field (the Decoder reports the end of every
 // value read alone as a syntax error it then drops).
 func (d *decoder) jsonObject(dec *json.Decoder, at place) error {
+	if d.dra != nil {
+		raw, taken, err := d.draItem(dec, at)
+		if taken || err != nil {
+			return err
+		}
+		dec = json.NewDecoder(bytes.NewReader(raw))
+	}
 	o := d.object()
 	defer d.release(o)
 	if err := dec.Decode(o); err != nil {
+		if isDRA(o.APIVersion.v) {
+			return nil // not this scenario's (dra.go); Decode read the whole object
+		}
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field == "" {
 			return badInput("%s: not a Kubernetes object (want a JSON object, got %s)", at, te.Value)
 		}
@@ -477,6 +497,8 @@ func (d *decoder) add(o *object, at place) error {
 		return badInput("%s: kind %q has items but is not a List", at, kind)
 	case kind == "":
 		return badInput("%s: no kind (want Node, Pod, PodDisruptionBudget or a List of them)", at)
+	case isDRA(apiVersion):
+		return nil // device-taint reads these (dra.go)
 	}
 	want := map[string]string{"Node": "v1", "Pod": "v1", "PodDisruptionBudget": "policy/v1"}[kind]
 	if want == "" || apiVersion != want {
@@ -674,7 +696,7 @@ func (d *decoder) yamlDoc(doc []byte, at place) error {
 // decodeSnapshot decodes r into s: JSON values when the input starts with
 // { or [, YAML documents otherwise.
 func decodeSnapshot(s *snapshot, r io.Reader, name string) error {
-	d := &decoder{s: s, name: name, t: newTables()}
+	d := &decoder{s: s, name: name, t: newTables(), dra: s.DRA}
 	const size = 1 << 16
 	br := bufio.NewReaderSize(r, size)
 	// Look at the first character that is not white space, consuming

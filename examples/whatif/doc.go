@@ -74,6 +74,28 @@
 //     node ([preemption.NewNodeSnapshot], [preemption.Evaluate]) with the
 //     snapshot's PodDisruptionBudgets; candidates, the chosen node, the
 //     criterion that decided and the runner-up are printed.
+//   - device-taint --driver D [--pool P [--device NAME]...]
+//     [KEY[=VALUE][:EFFECT]] [--effect E]: a DeviceTaintRule created at t0
+//     (its timeAdded) taints the devices: the pool's, the named ones (a
+//     rule each) or, without --pool, the driver's. The taint defaults to
+//     whatif.evictkit.dev/device-taint:NoExecute; effects NoExecute,
+//     NoSchedule, None. Each pod that uses a device of the driver, or that
+//     goes, is decided by the device-taint eviction controller
+//     ([devicetaints.NewSnapshot], [devicetaints.Snapshot.Pod]): evicted at
+//     once, when its tolerationSeconds (from the taint's timeAdded) run
+//     out, or for a taint already in the snapshot; or it stays, because it
+//     tolerates the taint forever, uses no tainted device, is not bound to
+//     a node, or the effect evicts nothing (then with what NoExecute would
+//     do). The claim, device and taint that decide are named. The
+//     controller itself ([devicetaints.Controller]) is replayed on a fake
+//     clock for the rules' EvictionInProgress status: what it writes and
+//     when, which for effect None are the counts of what NoExecute would
+//     evict. The snapshot is what kubectl get
+//     nodes,pods,resourceslices,resourceclaims,devicetaintrules -A -o yaml
+//     prints (resource.k8s.io/v1; DeviceTaintRules also v1beta2); without
+//     -f, an embedded DRA cluster (3 nodes, 12 pods, 3 ResourceSlices of two
+//     drivers, 9 claims, a device tainted in its slice and a rule of effect
+//     None). The other scenarios skip resource.k8s.io objects.
 //
 // # Output
 //
@@ -103,6 +125,15 @@
 // evictable, skipReason, availableAfter, enough, needed), "message" (the
 // first victim's eviction message) and "notes".
 //
+// device-taint: "t0", "taint", "rules" (name, driver, pool, device; null
+// selects any), "model", "events" (at and afterSeconds, null for never;
+// kind: rule-created, rule-status, evicted or stays; rule; pod, node,
+// claim, device, taint; why: not-tolerated, toleration-ends or
+// other-taint for evicted, tolerates, untainted, unbound, no-effect or
+// not-counted for stays; condition (status, reason, message) for
+// rule-status; ifNoExecute (afterSeconds, null for never) for no-effect;
+// detail), "summary" and "notes".
+//
 // preempt: "t0", "model", "pod" (name, priority, prioritySource,
 // preemptionPolicy, requests), "outcome" (fits, preempts, not-eligible or
 // no-candidate), "message", "nodes" (name, fit, reasons, candidate, victims,
@@ -113,7 +144,8 @@
 // # Exit status
 //
 // 0 on success; 2 on bad input (an unknown scenario, flag or node, an
-// unreadable file, a wrong kind, a bad taint spec or signal), with one line
+// unreadable file, a wrong kind, a bad taint spec or signal, a driver, pool
+// or device the snapshot does not have), with one line
 // "whatif: ..." on standard error naming the problem; 1 on any other
 // failure.
 package main

@@ -45,6 +45,15 @@ Scenarios:
       The node and the victims kube-scheduler would preempt for the pending pod
       (a Pod in YAML or JSON; "-" reads standard input), and the criterion
       that decided.
+  device-taint --driver DRIVER [--pool POOL [--device NAME]...]
+               [KEY[=VALUE][:EFFECT]]
+      A DeviceTaintRule created at t0 taints the pool's devices (or the named
+      ones, a rule each; without --pool, every pool of the driver) with the
+      taint (default ` + defaultDeviceTaintKey + `:NoExecute): which pods
+      kube-controller-manager evicts, at once or when their tolerationSeconds
+      (from the taint's timeAdded) run out, which stay and why, with the claim,
+      device and taint that decide; and the rule's status as it writes it.
+      Effect None evicts nothing: the status says what NoExecute would do.
 
 Flags (before or after the scenario):
   -f FILE       what "kubectl get nodes,pods,pdb -A -o yaml" (or -o json) prints
@@ -52,12 +61,21 @@ Flags (before or after the scenario):
                 PodDisruptionBudgets; "-" reads standard input. Read as a stream:
                 a snapshot of 10,000 nodes is fine. Default: the embedded snapshot
                 (12 nodes in 3 zones, 97 pods, 6 PodDisruptionBudgets).
+                device-taint also reads the resource.k8s.io objects of
+                    kubectl get ` + draKubectlKinds + ` -A -o yaml
+                and without -f an embedded DRA cluster (3 nodes, 12 pods, 3
+                ResourceSlices, 9 ResourceClaims); the other scenarios skip
+                them.
   -o FORMAT     table (default) or json.
   --node-monitor-period D, --node-monitor-grace-period D,
   --node-startup-grace-period D, --node-eviction-rate R
                 (node-down, taint) kube-controller-manager's flags of the same
                 names, for a cluster that does not run their defaults (5s,
                 50s, 60s and 0.1 nodes/s).
+  --driver D, --pool P, --device NAME (repeatable)
+                (device-taint) the devices to taint.
+  --effect E    (device-taint) NoExecute (default), NoSchedule or None, when
+                the taint does not give it.
   --signal S=A  (pressure, repeatable) the amount available for signal S: a
                 quantity (memory.available=200Mi) or a percentage of the
                 node's capacity (nodefs.available=8%); A/CAPACITY gives the
@@ -128,6 +146,7 @@ type cli struct {
 	// podEvictionTimeout is node-down's --pod-eviction-timeout: v1.26's
 	// legacy mode beside today's (0: not asked).
 	podEvictionTimeout time.Duration
+	dt                 deviceTaintFlags
 	set                map[string]bool
 }
 
@@ -160,6 +179,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 		c.podEvictionTimeout = d
 		return nil
 	})
+	c.dt.register(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -192,7 +212,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	demo := len(pos) == 0
 	if demo {
 		if c.file != "" {
-			return badInput("no scenario given (want node-down, taint, pressure or preempt; whatif -h for help)")
+			return badInput("no scenario given (want node-down, taint, pressure, preempt or device-taint; whatif -h for help)")
 		}
 		pos = []string{"node-down", demoNode}
 	}
@@ -208,6 +228,11 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	for _, f := range settingFlags {
 		if c.set[f] && scenario != "node-down" && scenario != "taint" {
 			return badInput("--%s only applies to node-down and taint", f)
+		}
+	}
+	for _, f := range deviceTaintFlagNames {
+		if c.set[f] && scenario != "device-taint" {
+			return badInput("--%s only applies to device-taint", f)
 		}
 	}
 	switch scenario {
@@ -233,11 +258,24 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		if len(rest) != 1 {
 			return badInput("preempt: want one POD.yaml, got %d arguments", len(rest))
 		}
+	case "device-taint":
+		switch {
+		case len(rest) > 1:
+			return badInput("device-taint: want at most one KEY[=VALUE][:EFFECT], got %d arguments", len(rest))
+		case c.dt.driver == "":
+			return badInput("device-taint: give the driver, --driver DRIVER")
+		case len(c.dt.devices) > 0 && c.dt.pool == "":
+			return badInput("device-taint: --device needs --pool")
+		}
 	default:
-		return badInput("unknown scenario %q (want node-down, taint, pressure or preempt)", scenario)
+		return badInput("unknown scenario %q (want node-down, taint, pressure, preempt or device-taint)", scenario)
 	}
 
-	s, source, err := loadSnapshot(c.file, stdin)
+	load := loadSnapshot
+	if scenario == "device-taint" {
+		load = loadDRASnapshot
+	}
+	s, source, err := load(c.file, stdin)
 	if err != nil {
 		return err
 	}
@@ -255,6 +293,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		r, err = pressure(s, source, rest[0], pressureInput{signals: c.signals, usageFile: c.usage, summaryFile: c.summary}, stdin, c.file == "-")
 	case "preempt":
 		r, err = preempt(s, source, rest[0], stdin, c.file == "-")
+	case "device-taint":
+		r, err = deviceTaint(s, source, c.dt, rest)
 	}
 	if err != nil {
 		return err

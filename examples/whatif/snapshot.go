@@ -33,6 +33,9 @@ type snapshot struct {
 	Nodes []*corev1.Node
 	Pods  []*corev1.Pod
 	PDBs  []*policyv1.PodDisruptionBudget
+	// DRA holds the DRA objects when the scenario reads them (device-taint;
+	// see dra.go), nil otherwise.
+	DRA *draObjects
 
 	// The index, built once by index: nodes by name, and each node's pods
 	// that have not finished, in snapshot order.
@@ -114,12 +117,21 @@ func finished(p *corev1.Pod) bool {
 // holding a Node, Pod, PodDisruptionBudget or a List of them (see
 // decode.go). name labels errors.
 func readSnapshot(r io.Reader, name string) (*snapshot, error) {
-	s := &snapshot{}
+	return readSnapshotOf(&snapshot{}, r, name)
+}
+
+// readSnapshotOf is readSnapshot into s, which may ask for the DRA objects
+// too (s.DRA not nil).
+func readSnapshotOf(s *snapshot, r io.Reader, name string) (*snapshot, error) {
 	if err := decodeSnapshot(s, r, name); err != nil {
 		return nil, err
 	}
 	if len(s.Nodes) == 0 {
-		return nil, badInput("%s: no nodes in the input (want the output of kubectl get nodes,pods,pdb -A -o yaml)", name)
+		what := "nodes,pods,pdb"
+		if s.DRA != nil {
+			what = draKubectlKinds
+		}
+		return nil, badInput("%s: no nodes in the input (want the output of kubectl get %s -A -o yaml)", name, what)
 	}
 	seen := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
