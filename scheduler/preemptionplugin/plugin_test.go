@@ -157,15 +157,6 @@ func writes(h *handle) []string {
 	return out
 }
 
-func condition(p *v1.Pod) *v1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == v1.DisruptionTarget {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 func threeNodes() cluster {
 	return cluster{
 		nodes: []*v1.Node{makeNode("n1", 4000), makeNode("n2", 4000), makeNode("n3", 4000)},
