@@ -100,7 +100,7 @@ func (w world) node(t *testing.T, name string, milliCPU int64) {
 // pod creates a pod of priority class class asking milliCPU; on a node
 // (bound and Running since started) when node is set, else pending for the
 // world's scheduler.
-func (w world) pod(t *testing.T, name, class string, milliCPU int64, node string, labels map[string]string, edit ...func(*v1.Pod)) *v1.Pod {
+func (w world) pod(t *testing.T, name, class string, milliCPU int64, node string, labels map[string]string) *v1.Pod {
 	t.Helper()
 	ctx := context.Background()
 	p := &v1.Pod{
@@ -116,9 +116,6 @@ func (w world) pod(t *testing.T, name, class string, milliCPU int64, node string
 	}
 	if node != "" {
 		p.Spec.NodeName = w.ns + "-" + node
-	}
-	for _, e := range edit {
-		e(p)
 	}
 	p, err := w.c.CoreV1().Pods(w.ns).Create(ctx, p, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -136,8 +133,7 @@ func (w world) pod(t *testing.T, name, class string, milliCPU int64, node string
 // it.
 func (w world) nominee(t *testing.T, node string) {
 	t.Helper()
-	never := v1.PreemptNever
-	p := w.pod(t, "nominee", "p20", 3000, "", nil, func(p *v1.Pod) { p.Spec.PreemptionPolicy = &never })
+	p := w.pod(t, "nominee", "p20-never", 3000, "", nil)
 	patch := fmt.Appendf(nil, `{"status":{"nominatedNodeName":%q}}`, w.ns+"-"+node)
 	_, err := w.c.CoreV1().Pods(w.ns).Patch(context.Background(), p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
@@ -567,4 +563,8 @@ func createPriorityClasses(t *testing.T, c kubernetes.Interface) {
 		_, err := c.SchedulingV1().PriorityClasses().Create(context.Background(), &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
+	// The admission plugin takes preemptionPolicy from the class only.
+	never := v1.PreemptNever
+	_, err := c.SchedulingV1().PriorityClasses().Create(context.Background(), &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "p20-never"}, Value: 20, PreemptionPolicy: &never}, metav1.CreateOptions{})
+	require.NoError(t, err)
 }
