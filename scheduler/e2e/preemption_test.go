@@ -88,6 +88,11 @@ func (w world) node(t *testing.T, name string, milliCPU int64) {
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.ns + "-" + name, Labels: map[string]string{"world": w.ns}}}
 	n, err := w.c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	require.NoError(t, err)
+	// Admission taints a new node not-ready until a kubelet reports; none
+	// runs here.
+	n.Spec.Taints = nil
+	n, err = w.c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	require.NoError(t, err)
 	n.Status = v1.NodeStatus{
 		Allocatable: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("8Gi"), v1.ResourcePods: resource.MustParse("110")},
 		Capacity:    v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("8Gi"), v1.ResourcePods: resource.MustParse("110")},
