@@ -125,8 +125,12 @@ func (w world) pod(t *testing.T, name, class string, milliCPU int64, node string
 	p, err := w.c.CoreV1().Pods(w.ns).Create(ctx, p, metav1.CreateOptions{})
 	require.NoError(t, err)
 	if node != "" {
+		// Running and Ready, as a kubelet would report it: the Eviction API
+		// lets a pod that is not Ready go despite its budget when the budget
+		// is otherwise healthy.
 		p.Status.Phase = v1.PodRunning
 		p.Status.StartTime = &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		p.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
 		p, err = w.c.CoreV1().Pods(w.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 		require.NoError(t, err)
 	}
