@@ -114,8 +114,9 @@ func build() (Binaries, error) {
 	return binaries(dir), nil
 }
 
-// toolsModule finds controllers/e2e/tools from the go.mod of the module that
-// the test runs in.
+// toolsModule finds controllers/e2e/tools: in the controllers module itself,
+// or through the module graph of a module that requires it (with a replace
+// to the checkout), such as the scheduler module's e2e suite.
 func toolsModule() (string, error) {
 	gomod, err := goOutput("", "env", "GOMOD")
 	if err != nil {
@@ -124,11 +125,63 @@ func toolsModule() (string, error) {
 	if gomod == "" || gomod == os.DevNull {
 		return "", errors.New("framework: not inside a Go module; run the e2e tests from the controllers module")
 	}
-	dir := filepath.Join(filepath.Dir(gomod), "e2e", "tools")
+	dir, err := goOutput("", "list", "-m", "-f", "{{.Dir}}", controllersModule)
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "e2e", "tools")
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		return "", fmt.Errorf("framework: tools module not found at %s: %w", dir, err)
 	}
 	return dir, nil
+}
+
+// controllersModule is the module this package belongs to.
+const controllersModule = "github.com/evictkit/eviction/controllers"
+
+var (
+	programsMu sync.Mutex
+	programs   = map[string]string{}
+)
+
+// BuildProgram builds the main package pkg of the Go module in moduleDir into
+// a binary named name, with the flags the control plane is built with (the
+// version stamp included), and returns its path. The binary lives in a cache
+// folder keyed by moduleDir and pkg; the go command relinks it only when a
+// source file or a dependency changed, and reuses the packages the control
+// plane's build compiled. A file lock serializes concurrent test processes;
+// within one process the first build is reused.
+func BuildProgram(moduleDir, pkg, name string) (string, error) {
+	abs, err := filepath.Abs(moduleDir)
+	if err != nil {
+		return "", fmt.Errorf("framework: %w", err)
+	}
+	key := abs + "\n" + pkg + "\n" + name
+	programsMu.Lock()
+	defer programsMu.Unlock()
+	if path, ok := programs[key]; ok {
+		return path, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(key))
+	dir := filepath.Join(cache, "evictkit-e2e", "programs", hex.EncodeToString(sum[:])[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("framework: cache folder: %w", err)
+	}
+	unlock, err := lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	out := filepath.Join(dir, name)
+	if _, err := goOutput(abs, "build", "-trimpath", "-ldflags", ldflags, "-o", out, pkg); err != nil {
+		return "", err
+	}
+	programs[key] = out
+	return out, nil
 }
 
 func goOutput(dir string, args ...string) (string, error) {

@@ -1,0 +1,188 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	clientsetfake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/evictkit/eviction/scheduler/preemptionplugin"
+)
+
+// cluster is a full cluster: every node has podsPerNode pods of 100m cpu
+// on 100m·podsPerNode allocatable, with priorities 0 to 40 and start times
+// spread over an hour, and the preemptor (priority 1000, 250m) fits nowhere
+// without preemption.
+type cluster struct {
+	ctx       context.Context
+	fw        framework.Framework
+	state     fwk.CycleState
+	preemptor *v1.Pod
+	statuses  *framework.NodeToStatus
+}
+
+func newCluster(b *testing.B, nodes, podsPerNode int) *cluster {
+	b.Helper()
+	metrics.Register()
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	fit := func(ctx context.Context, args runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
+		return noderesources.NewFit(ctx, args, fh, fts)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ns []*v1.Node
+	var pods []*v1.Pod
+	statuses := framework.NewDefaultNodeToStatus()
+	for i := range nodes {
+		name := fmt.Sprintf("node-%05d", i)
+		ns = append(ns, &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+			Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+				v1.ResourceCPU:    *resource.NewMilliQuantity(int64(100*podsPerNode), resource.DecimalSI),
+				v1.ResourceMemory: resource.MustParse("64Gi"),
+				v1.ResourcePods:   resource.MustParse("110"),
+			}},
+		})
+		statuses.Set(name, fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu").WithPlugin(noderesources.Name))
+		for j := range podsPerNode {
+			prio := int32((i*7 + j*13) % 41)
+			st := metav1.NewTime(start.Add(time.Duration((i*31+j*17)%3600) * time.Second))
+			pods = append(pods, &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%05d-%02d", i, j), Namespace: "default", UID: types.UID(fmt.Sprintf("u-%05d-%02d", i, j)),
+					Labels: map[string]string{"app": fmt.Sprintf("app-%d", j%10)}},
+				Spec: v1.PodSpec{NodeName: name, Priority: &prio, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+					Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")},
+				}}}},
+				Status: v1.PodStatus{Phase: v1.PodRunning, StartTime: &st},
+			})
+		}
+	}
+	prio := int32(1000)
+	preemptor := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "preemptor", Namespace: "default", UID: "preemptor"},
+		Spec: v1.PodSpec{Priority: &prio, SchedulerName: "default-scheduler", Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")},
+		}}}},
+	}
+
+	client := clientsetfake.NewClientset()
+	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	if err := informerFactory.Core().V1().Pods().Informer().GetStore().Add(preemptor); err != nil {
+		b.Fatal(err)
+	}
+	informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	logger := klog.Background()
+	ctx = klog.NewContext(ctx, logger)
+	sorter, err := queuesort.New(ctx, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	queue := internalqueue.NewSchedulingQueue(sorter.(*queuesort.PrioritySort).Less, informerFactory)
+	snapshot := internalcache.NewSnapshot(pods, ns)
+	fw, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
+		tf.RegisterPluginAsExtensions(noderesources.Name, fit, "Filter", "PreFilter"),
+	}, "",
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+		frameworkruntime.WithPodNominator(queue),
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithLogger(logger),
+	)
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := framework.NewCycleState()
+	if _, status, _ := fw.RunPreFilterPlugins(ctx, state, preemptor); !status.IsSuccess() {
+		b.Fatalf("PreFilter: %v", status)
+	}
+	return &cluster{ctx: ctx, fw: fw, state: state, preemptor: preemptor, statuses: statuses}
+}
+
+func (c *cluster) upstream(b *testing.B) fwk.PostFilterPlugin {
+	b.Helper()
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	pl, err := defaultpreemption.New(c.ctx, &config.DefaultPreemptionArgs{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}, c.fw, fts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pl
+}
+
+func (c *cluster) ours(b *testing.B) fwk.PostFilterPlugin {
+	b.Helper()
+	pl, err := preemptionplugin.New(c.ctx, nil, c.fw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pl.(fwk.PostFilterPlugin)
+}
+
+func (c *cluster) cycle(b *testing.B, pl fwk.PostFilterPlugin) {
+	res, st := pl.PostFilter(c.ctx, c.state, c.preemptor, c.statuses)
+	if !st.IsSuccess() || res == nil || res.NominatedNodeName == "" {
+		b.Fatalf("PostFilter: %v %v", res, st)
+	}
+}
+
+// BenchmarkPostFilter is one preemption cycle on 5,000 full nodes of 30 pods
+// each: DefaultPreemption, EvictkitPreemption with its node snapshots cached
+// from the previous cycle (the steady state of a running scheduler: between
+// two preemptions most nodes do not change), and EvictkitPreemption built
+// afresh for every cycle (every snapshot computed).
+func BenchmarkPostFilter(b *testing.B) {
+	const nodes, podsPerNode = 5000, 30
+	c := newCluster(b, nodes, podsPerNode)
+	name := fmt.Sprintf("nodes=%d/pods=%d", nodes, podsPerNode)
+	b.Run(name+"/DefaultPreemption", func(b *testing.B) {
+		pl := c.upstream(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			c.cycle(b, pl)
+		}
+	})
+	b.Run(name+"/EvictkitPreemption", func(b *testing.B) {
+		pl := c.ours(b)
+		c.cycle(b, pl) // the first cycle fills the snapshot cache
+		b.ReportAllocs()
+		for b.Loop() {
+			c.cycle(b, pl)
+		}
+	})
+	b.Run(name+"/EvictkitPreemption-cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c.cycle(b, c.ours(b))
+		}
+	})
+}

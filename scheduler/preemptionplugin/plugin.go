@@ -1,0 +1,278 @@
+package preemptionplugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
+	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/clock"
+
+	"github.com/evictkit/eviction/preemption"
+)
+
+// Name is the plugin's name in a scheduler profile.
+const Name = "EvictkitPreemption"
+
+// Plugin is the PostFilter (and PreEnqueue) plugin. Create it with [New]
+// (the framework's factory signature) or [NewWithOptions].
+type Plugin struct {
+	h        fwk.Handle
+	args     Args
+	opts     Options
+	pods     corelisters.PodLister
+	pdbs     policylisters.PodDisruptionBudgetLister
+	snaps    snapshots
+	executor *executor
+}
+
+var (
+	_ fwk.PostFilterPlugin  = (*Plugin)(nil)
+	_ fwk.PreEnqueuePlugin  = (*Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*Plugin)(nil)
+)
+
+// Options are the plugin's settings that do not come from the scheduler
+// configuration. The zero value is what [New] uses.
+type Options struct {
+	// Clock gives the time a pod without a start time is taken to have
+	// started; nil means the real clock.
+	Clock clock.PassiveClock
+	// Offset chooses where the dry run starts among n potential nodes;
+	// nil means a uniform random offset, as upstream.
+	Offset func(n int32) int32
+	// Workers bounds how many nodes are evaluated at once; 0 means
+	// GOMAXPROCS. The decision does not depend on it.
+	Workers int
+}
+
+// New is the plugin factory for app.WithPlugin: it decodes args with
+// [DecodeArgs] and builds the plugin on h.
+func New(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return NewWithOptions(ctx, args, h, Options{})
+}
+
+// NewWithOptions is [New] with [Options].
+func NewWithOptions(_ context.Context, obj runtime.Object, h fwk.Handle, opts Options) (*Plugin, error) {
+	args, err := DecodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, errors.New("preemptionplugin: nil framework handle")
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	informers := h.SharedInformerFactory()
+	pl := &Plugin{
+		h:    h,
+		args: args,
+		opts: opts,
+		pods: informers.Core().V1().Pods().Lister(),
+		pdbs: informers.Policy().V1().PodDisruptionBudgets().Lister(),
+	}
+	pl.executor = &executor{h: h, pods: pl.pods, evict: args.EvictionAPI, pluginName: Name, running: map[types.UID]*types.NamespacedName{}}
+	return pl, nil
+}
+
+// Name returns [Name].
+func (pl *Plugin) Name() string { return Name }
+
+// Args returns the plugin's decoded arguments.
+func (pl *Plugin) Args() Args { return pl.args }
+
+// PostFilter tries to make room for pod by preempting lower-priority pods,
+// as DefaultPreemption does. On success it returns the chosen node as the
+// pod's nomination and starts the preemption in the background; when
+// preemption cannot help it returns Unschedulable, with a result that clears
+// the nomination when no node could host the pod even after preemption.
+// Every non-empty message starts with "preemption: ".
+func (pl *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	res, st := pl.postFilter(ctx, state, pod, m)
+	if msg := st.Message(); msg != "" {
+		return res, fwk.NewStatus(st.Code(), "preemption: "+msg)
+	}
+	return res, st
+}
+
+func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	logger := klog.FromContext(ctx)
+	latest, err := pl.pods.Pods(pod.Namespace).Get(pod.Name)
+	if err != nil {
+		logger.Error(err, "Could not get the updated preemptor pod object", "pod", klog.KObj(pod))
+		return nil, fwk.AsStatus(err)
+	}
+	pod = latest
+
+	lister := pl.h.SnapshotSharedLister().NodeInfos()
+	infos, err := lister.List()
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	snaps, err := pl.snaps.build(infos, pl.h)
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	prior := make(map[string]preemption.Code, len(infos))
+	var needs map[string]bool
+	for _, ni := range infos {
+		node := ni.Node()
+		if node == nil {
+			continue
+		}
+		st := m.Get(node.Name)
+		switch st.Code() {
+		case fwk.Unschedulable:
+			prior[node.Name] = preemption.Unschedulable
+			if p := st.Plugin(); p != resourceFitPlugin {
+				if needs == nil {
+					needs = map[string]bool{}
+				}
+				needs[node.Name] = true
+			}
+		case fwk.Success:
+			prior[node.Name] = preemption.Success
+		default:
+			prior[node.Name] = preemption.UnschedulableAndUnresolvable
+		}
+	}
+
+	budgets, err := pl.pdbs.List(labels.Everything())
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	pdbs, err := preemption.NewPDBs(budgets)
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+
+	opts := preemption.Options{
+		Sampling:    new(pl.args.sampling()),
+		Offset:      pl.opts.Offset,
+		Workers:     pl.opts.Workers,
+		PriorStatus: prior,
+		StrictPDB:   pl.args.StrictPDB,
+	}
+	all := needsProfileFilters(pod, lister)
+	if all || len(needs) > 0 {
+		byName := make(map[string]fwk.NodeInfo, len(infos))
+		for _, ni := range infos {
+			if n := ni.Node(); n != nil {
+				byName[n.Name] = ni
+			}
+		}
+		need := func(node string) bool { return all || needs[node] }
+		opts.Filters = []preemption.Filter{profileFilter(ctx, pl.h, state, byName, need)}
+	}
+	if exts := preemptionExtenders(pl.h.Extenders(), pod); len(exts) > 0 {
+		opts.CandidateFilter = func(pod *v1.Pod, cs []preemption.Candidate) ([]preemption.Candidate, error) {
+			return callExtenders(logger, exts, pod, cs, lister)
+		}
+	}
+
+	r, err := preemption.Evaluate(pod, snaps, pdbs, pl.opts.Clock.Now(), opts)
+	if err != nil {
+		logger.V(5).Info("Preemption found no node", "pod", klog.KObj(pod), "err", err)
+		var res *fwk.PostFilterResult
+		if !r.KeepNomination {
+			res = &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: r.NominatedNode, NominatingMode: fwk.ModeOverride}}
+		}
+		code := fwk.Unschedulable
+		if r.Code == preemption.Error {
+			code = fwk.Error
+		}
+		return res, fwk.NewStatus(code, r.Message)
+	}
+	logger.V(2).Info("the target node for the preemption is determined", "node", r.Chosen.Node, "pod", klog.KObj(pod), "criterion", r.Decision)
+	pl.executor.start(r.Chosen.Node, r.Chosen.Victims.Pods, pod)
+	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: r.Chosen.Node, NominatingMode: fwk.ModeOverride}},
+		fwk.NewStatus(fwk.Success, fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods)))
+}
+
+// PreEnqueue keeps a preemptor out of the scheduling queue while its
+// preemption is being carried out, until the preemption of its last victim
+// has begun.
+func (pl *Plugin) PreEnqueue(_ context.Context, p *v1.Pod) *fwk.Status {
+	if pl.executor.blocked(p.UID) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
+	}
+	return nil
+}
+
+// EventsToRegister registers the deletion of assigned pods, which may let a
+// preemptor that PreEnqueue held back into the queue; the hint itself never
+// requeues a pod (the plugins that rejected it decide).
+func (pl *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{{
+		Event:          fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete},
+		QueueingHintFn: func(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) { return fwk.QueueSkip, nil },
+	}}, nil
+}
+
+// preemptionExtenders returns the extenders that take part in preemption
+// for pod.
+func preemptionExtenders(all []fwk.Extender, pod *v1.Pod) []fwk.Extender {
+	var out []fwk.Extender
+	for _, e := range all {
+		if e.SupportsPreemption() && e.IsInterested(pod) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// callExtenders lets each extender narrow the candidates (and change their
+// victims), as upstream does; the candidates keep their dry-run order.
+func callExtenders(logger klog.Logger, exts []fwk.Extender, pod *v1.Pod, cs []preemption.Candidate, lister fwk.NodeInfoLister) ([]preemption.Candidate, error) {
+	victims := make(map[string]*extenderv1.Victims, len(cs))
+	order := make([]string, 0, len(cs))
+	for _, c := range cs {
+		if _, dup := victims[c.Node]; !dup {
+			order = append(order, c.Node)
+		}
+		victims[c.Node] = &extenderv1.Victims{Pods: c.Victims.Pods, NumPDBViolations: int64(c.Victims.NumPDBViolations)}
+	}
+	for _, e := range exts {
+		got, err := e.ProcessPreemption(pod, victims, lister)
+		if err != nil {
+			if e.IsIgnorable() {
+				logger.V(2).Info("Skipped extender as it returned error and has ignorable flag set", "extender", e.Name(), "err", err)
+				continue
+			}
+			return nil, err
+		}
+		for node, v := range got {
+			if v == nil || len(v.Pods) == 0 {
+				if e.IsIgnorable() {
+					delete(got, node)
+					continue
+				}
+				return nil, fmt.Errorf("expected at least one victim pod on node %q", node)
+			}
+		}
+		victims = got
+		if len(victims) == 0 {
+			break
+		}
+	}
+	out := make([]preemption.Candidate, 0, len(victims))
+	for _, node := range order {
+		if v, ok := victims[node]; ok {
+			out = append(out, preemption.Candidate{Node: node, Victims: preemption.Victims{Pods: v.Pods, NumPDBViolations: int(v.NumPDBViolations)}})
+			delete(victims, node)
+		}
+	}
+	for node, v := range victims { // nodes an extender added, rare
+		out = append(out, preemption.Candidate{Node: node, Victims: preemption.Victims{Pods: v.Pods, NumPDBViolations: int(v.NumPDBViolations)}})
+	}
+	return out, nil
+}
