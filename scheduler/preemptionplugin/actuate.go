@@ -20,6 +20,8 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/evictkit/eviction/internal/podcondition"
 )
 
 // ErrEvictionRefused reports that the API server refused to evict a victim
@@ -252,21 +254,8 @@ func withCondition(status v1.PodStatus, cond v1.PodCondition) v1.PodStatus {
 func withConditionChanged(status v1.PodStatus, cond v1.PodCondition) (v1.PodStatus, bool) {
 	next := *status.DeepCopy()
 	cond.LastTransitionTime = metav1.Now()
-	for i := range next.Conditions {
-		old := &next.Conditions[i]
-		if old.Type != cond.Type {
-			continue
-		}
-		if old.Status == cond.Status {
-			cond.LastTransitionTime = old.LastTransitionTime
-		}
-		same := old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message &&
-			old.LastProbeTime.Equal(&cond.LastProbeTime) && old.LastTransitionTime.Equal(&cond.LastTransitionTime)
-		*old = cond
-		return next, !same
-	}
-	next.Conditions = append(next.Conditions, cond)
-	return next, true
+	changed := podcondition.Set(&next, cond)
+	return next, changed
 }
 
 // patchStatus sends the strategic merge patch from pod's status to next on
