@@ -895,28 +895,13 @@ func (r *dtReport) jsonValue() any {
 }
 
 func (r *dtReport) writeTable(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString(wrapped(r.header) + wrapped(r.model) + "\n")
-	t := newTable(&b, "AFTER", "WHAT", "EVENT")
-	for _, e := range r.events {
-		when := "never"
-		if !e.at.IsZero() {
-			when = formatOffset(e.at.Sub(r.t0))
-		}
+	rows := make([]eventRow, len(r.events))
+	for i, e := range r.events {
 		what := e.pod
 		if what == "" {
 			what = "rule/" + e.rule
 		}
-		t.row(when, what, e.detail)
+		rows[i] = eventRow{e.at, what, e.detail}
 	}
-	t.flush()
-	b.WriteString("\n")
-	for _, l := range r.summary {
-		b.WriteString(wrapped(l))
-	}
-	for _, n := range r.notes {
-		b.WriteString(wrapped("Note: " + n))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeEventTable(w, r.header, r.model, r.t0, rows, r.summary, r.notes)
 }

@@ -166,24 +166,11 @@ func loadDRASnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
 	read := func(r io.Reader, name string) (*snapshot, error) {
 		return readSnapshotOf(&snapshot{DRA: &draObjects{}}, r, name)
 	}
-	switch file {
-	case "":
+	if file == "" {
 		s, err := read(bytes.NewReader(embeddedDRASnapshot), "embedded DRA snapshot")
 		return s, "the embedded DRA snapshot", err
-	case "-":
-		s, err := read(stdin, "standard input")
-		return s, "standard input", err
 	}
-	f, err := openFile(file)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		limitMemory(st.Size())
-	}
-	s, err := read(f, file)
-	return s, file, err
+	return readNamed(file, stdin, read)
 }
 
 // draKubectlKinds is what kubectl get lists for a device-taint snapshot.

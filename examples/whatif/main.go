@@ -308,15 +308,22 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 // loadSnapshot reads the snapshot named by -f: a file, "-" for stdin, or the
 // embedded one. It returns a description of the source for the output.
 func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
-	switch file {
-	case "":
+	if file == "" {
 		s, err := parseEmbedded()
 		if err != nil {
 			return nil, "", err
 		}
 		return s.clone(), "the embedded snapshot", nil
-	case "-":
-		s, err := readSnapshot(stdin, "standard input")
+	}
+	return readNamed(file, stdin, readSnapshot)
+}
+
+// readNamed reads with read the snapshot that -f names: "-" for stdin, or a
+// file, streamed (a snapshot may be large), whose size bounds the memory
+// whatif lets itself use.
+func readNamed(file string, stdin io.Reader, read func(io.Reader, string) (*snapshot, error)) (*snapshot, string, error) {
+	if file == "-" {
+		s, err := read(stdin, "standard input")
 		return s, "standard input", err
 	}
 	f, err := openFile(file)
@@ -327,7 +334,7 @@ func loadSnapshot(file string, stdin io.Reader) (*snapshot, string, error) {
 	if st, err := f.Stat(); err == nil {
 		limitMemory(st.Size())
 	}
-	s, err := readSnapshot(f, file) // streamed: a snapshot may be large
+	s, err := read(f, file)
 	return s, file, err
 }
 

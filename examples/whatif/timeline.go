@@ -141,25 +141,43 @@ func (r *timelineReport) jsonValue() any {
 }
 
 func (r *timelineReport) writeTable(w io.Writer) error {
+	rows := make([]eventRow, len(r.m.events))
+	for i, e := range r.m.events {
+		rows[i] = eventRow{e.At, e.object(), e.Detail}
+	}
+	return writeEventTable(w, r.header, r.model, r.m.t0, rows, r.summary, r.m.notes)
+}
+
+// eventRow is one line of a timeline table: when (zero for never), what and
+// the event.
+type eventRow struct {
+	at           time.Time
+	what, detail string
+}
+
+// writeEventTable writes a timeline report as a table: the header and the
+// model, a row per event with its time after t0 ("never" for none), then the
+// summary, where an empty line starts a paragraph, and the notes.
+func writeEventTable(w io.Writer, header, model string, t0 time.Time, rows []eventRow, summary, notes []string) error {
 	var b strings.Builder
-	b.WriteString(wrapped(r.header) + wrapped(r.model) + "\n")
+	b.WriteString(wrapped(header) + wrapped(model) + "\n")
 	t := newTable(&b, "AFTER", "WHAT", "EVENT")
-	for _, e := range r.m.events {
+	for _, e := range rows {
 		when := "never"
-		if !e.At.IsZero() {
-			when = formatOffset(e.At.Sub(r.m.t0))
+		if !e.at.IsZero() {
+			when = formatOffset(e.at.Sub(t0))
 		}
-		t.row(when, e.object(), e.Detail)
+		t.row(when, e.what, e.detail)
 	}
 	t.flush()
 	b.WriteString("\n")
-	for _, l := range r.summary {
+	for _, l := range summary {
 		if l == "" {
 			b.WriteString("\n")
 		}
 		b.WriteString(wrapped(l))
 	}
-	for _, n := range r.m.notes {
+	for _, n := range notes {
 		b.WriteString(wrapped("Note: " + n))
 	}
 	_, err := io.WriteString(w, b.String())
