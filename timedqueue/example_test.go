@@ -188,3 +188,32 @@ func ExampleRateLimited_SetRate() {
 	// stopped: 0 0
 	// resumed: 1 1
 }
+
+// A core that keeps its evictions in a Schedule: no clock and no goroutine.
+// Its caller passes now, carries out what Start hands out, and reports each
+// back; a failed attempt is retried at a time the caller picks, and a key
+// never has two items started at once.
+func ExampleSchedule() {
+	var s timedqueue.Schedule[string, string]
+	s.Add("default/web", "node-a", start, start.Add(30*time.Second))
+	s.Add("default/db", "node-a", start, start)
+
+	now := start
+	for it, ok := s.Start(now); ok; it, ok = s.Start(now) {
+		fmt.Println("evict", it.Key, "from", it.Value)
+		s.Retry(it.Key, now.Add(time.Second)) // the API server refused
+	}
+	next, _ := s.NextAt()
+	fmt.Println("next call at +", next.Sub(start))
+
+	now = next
+	it, _ := s.Start(now)
+	fmt.Println("evict", it.Key, "again, attempts failed:", it.Attempts)
+	s.Finish(it.Key)
+	fmt.Println("cancelled web:", s.Cancel("default/web"), "left:", s.Len())
+	// Output:
+	// evict default/db from node-a
+	// next call at + 1s
+	// evict default/db again, attempts failed: 1
+	// cancelled web: true left: 0
+}
