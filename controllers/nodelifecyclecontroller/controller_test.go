@@ -27,6 +27,8 @@ import (
 	"k8s.io/client-go/tools/reference"
 	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/evictkit/eviction/nodelifecycle/legacy"
 )
 
 // event is one event as a recorder received it.
@@ -119,6 +121,14 @@ type harness struct {
 
 func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
+	return newHarnessOf(t, nil, objs...)
+}
+
+// newHarnessOf is newHarness with the legacy mode's settings, when lc is not
+// nil: the controller then also lists DaemonSets, and the node events reach
+// its evictor as Run's handler delivers them.
+func newHarnessOf(t *testing.T, lc *legacy.Config, objs ...runtime.Object) *harness {
+	t.Helper()
 	h := &harness{t: t, ctx: t.Context(), client: fake.NewClientset(objs...), clock: clocktesting.NewFakeClock(now),
 		rec: &capture{}, reg: prometheus.NewRegistry()}
 	m, err := NewMetrics(h.reg)
@@ -126,14 +136,27 @@ func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 		t.Fatal(err)
 	}
 	f := informers.NewSharedInformerFactory(h.client, 0)
-	h.c, err = New(Config{Client: h.client, Nodes: f.Core().V1().Nodes(), Pods: f.Core().V1().Pods(),
-		Leases: f.Coordination().V1().Leases(), Recorder: h.rec, Metrics: m, Clock: h.clock})
-	if err != nil {
+	cfg := Config{Client: h.client, Nodes: f.Core().V1().Nodes(), Pods: f.Core().V1().Pods(),
+		Leases: f.Coordination().V1().Leases(), Recorder: h.rec, Metrics: m, Clock: h.clock}
+	synced := []cache.InformerSynced{cfg.Nodes.Informer().HasSynced, cfg.Pods.Informer().HasSynced, cfg.Leases.Informer().HasSynced}
+	if lc != nil {
+		cfg.Legacy, cfg.DaemonSets = lc, f.Apps().V1().DaemonSets()
+		synced = append(synced, cfg.DaemonSets.Informer().HasSynced)
+	}
+	if h.c, err = New(cfg); err != nil {
 		t.Fatal(err)
+	}
+	if lc != nil {
+		if _, err := cfg.Nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { h.c.evictor.NodeAdded(obj.(*v1.Node).Name) }, // as Run's handler does
+			DeleteFunc: func(obj any) { h.c.evictor.NodeDeleted(obj.(*v1.Node).Name) },
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f.Start(h.ctx.Done())
 	t.Cleanup(f.Shutdown)
-	if !cache.WaitForCacheSync(h.ctx.Done(), h.c.cfg.Nodes.Informer().HasSynced, h.c.cfg.Pods.Informer().HasSynced, h.c.cfg.Leases.Informer().HasSynced) {
+	if !cache.WaitForCacheSync(h.ctx.Done(), synced...) {
 		t.Fatal("caches did not sync")
 	}
 	h.c.startRecording(h.ctx)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -17,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/cache"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/evictkit/eviction/nodelifecycle"
 	"github.com/evictkit/eviction/nodelifecycle/legacy"
@@ -28,34 +25,7 @@ import (
 // eviction timeout.
 func newLegacyHarness(t *testing.T, timeout time.Duration, objs ...runtime.Object) *harness {
 	t.Helper()
-	h := &harness{t: t, ctx: t.Context(), client: fake.NewClientset(objs...), clock: clocktesting.NewFakeClock(now),
-		rec: &capture{}, reg: prometheus.NewRegistry()}
-	m, err := NewMetrics(h.reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := informers.NewSharedInformerFactory(h.client, 0)
-	h.c, err = New(Config{Client: h.client, Nodes: f.Core().V1().Nodes(), Pods: f.Core().V1().Pods(),
-		Leases: f.Coordination().V1().Leases(), DaemonSets: f.Apps().V1().DaemonSets(),
-		Legacy: &legacy.Config{PodEvictionTimeout: timeout}, Recorder: h.rec, Metrics: m, Clock: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes := f.Core().V1().Nodes().Informer()
-	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { h.c.evictor.NodeAdded(obj.(*v1.Node).Name) }, // as Run's handler does
-		DeleteFunc: func(obj any) { h.c.evictor.NodeDeleted(obj.(*v1.Node).Name) },
-	}); err != nil {
-		t.Fatal(err)
-	}
-	f.Start(h.ctx.Done())
-	t.Cleanup(f.Shutdown)
-	if !cache.WaitForCacheSync(h.ctx.Done(), nodes.HasSynced, h.c.cfg.Pods.Informer().HasSynced,
-		h.c.cfg.Leases.Informer().HasSynced, h.c.cfg.DaemonSets.Informer().HasSynced) {
-		t.Fatal("caches did not sync")
-	}
-	h.c.startRecording(h.ctx)
-	return h
+	return newHarnessOf(t, &legacy.Config{PodEvictionTimeout: timeout}, objs...)
 }
 
 // settle waits until the node and pod caches hold what the API server holds.
