@@ -191,13 +191,17 @@ type ZoneStatus struct {
 // one keeps no state and is a plain function. Reads come in as arguments, API calls go through
 // the [API] given to [NewMonitor]; time is the now of each call.
 //
-// Its methods are safe for concurrent use; each holds the Monitor for its whole duration, API
-// calls included, so a Drain waits for a running Pass.
+// Its methods are safe for concurrent use. A Drain runs beside a Pass, as upstream's tainting
+// pass runs beside its monitor pass: the zone queues have a lock of their own (upstream's
+// evictorLock), which Drain holds for its whole run, API calls included, and a Pass only while
+// it changes a queue. Every other method holds the Monitor for its whole duration, so a Pass
+// waits for another Pass (or a PodBound), never for the queues' API calls beyond one write.
 type Monitor struct {
-	mu  sync.Mutex
+	mu  sync.Mutex // everything but the queues; taken before qmu, never after
+	qmu sync.Mutex // queues
 	api API
 	cfg Config    // effective
-	now time.Time // the time of the call in progress
+	now time.Time // the time of the Pass or PodBound in progress
 
 	known    map[string]*listedNode // every node of the last pass's listing
 	passes   uint64                 // passes so far
@@ -330,9 +334,11 @@ func (m *Monitor) Pass(ctx context.Context, now time.Time, in PassInput) (PassRe
 			m.probes[node.Name] = &p
 		}
 	}
+	m.qmu.Lock()
 	for _, zone := range slices.Sorted(maps.Keys(d.Rates)) {
 		m.queues[zone].SetRate(m.now, d.Rates[zone])
 	}
+	m.qmu.Unlock()
 	m.zones = d.States
 	return res, errors.Join(errs...)
 }
@@ -464,7 +470,6 @@ func (m *Monitor) passNode(ctx context.Context, node *v1.Node, zone string, in P
 // processTaintBaseEviction).
 func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, zone string, ready *v1.NodeCondition, np *NodePass, res *PassResult) {
 	a := NoExecuteAction(node, ready)
-	q := m.queues[zone]
 	switch a.Kind {
 	case SwapToNotReady, SwapToUnreachable:
 		w := TaintWrite{Node: node.Name, Swap: a.Swap, Reason: Swapped}
@@ -472,10 +477,13 @@ func (m *Monitor) noExecute(ctx context.Context, node *v1.Node, zone string, rea
 		res.Taints = append(res.Taints, w)
 		np.Err = errors.Join(np.Err, w.Err)
 	case Enqueue:
+		m.qmu.Lock()
+		q := m.queues[zone]
 		if a.ClearTombstone {
 			q.Remove(node.Name)
 		}
 		np.Enqueued = q.Add(m.now, node.Name, string(node.UID))
+		m.qmu.Unlock()
 	case Untaint:
 		if w, ok := m.markReachable(ctx, node, zone, BecameReady); ok {
 			res.Taints = append(res.Taints, w)
@@ -494,7 +502,9 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string,
 			return w, true
 		}
 	}
+	m.qmu.Lock()
 	m.queues[zone].Remove(node.Name)
+	m.qmu.Unlock()
 	return w, !s.Empty()
 }
 
@@ -504,12 +514,11 @@ func (m *Monitor) markReachable(ctx context.Context, node *v1.Node, zone string,
 // queued for the next Drain, as upstream does; err joins the failures. With
 // [Config.DisableNoExecuteTainting] it does nothing.
 func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name string) (*v1.Node, bool)) ([]TaintWrite, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
 	if m.cfg.DisableNoExecuteTainting {
 		return nil, nil
 	}
-	m.now = now
 	var out []TaintWrite
 	var errs []error
 	for _, zone := range slices.Sorted(maps.Keys(m.queues)) {
@@ -517,7 +526,7 @@ func (m *Monitor) Drain(ctx context.Context, now time.Time, node func(name strin
 		if q.Len() == 0 {
 			continue
 		}
-		q.Try(m.now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+		q.Try(now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
 			n, ok := node(v.Value)
 			if !ok {
 				n = nil
@@ -593,6 +602,8 @@ func (m *Monitor) Probe(name string) (Probe, bool) {
 func (m *Monitor) Zones() map[string]ZoneStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
 	out := make(map[string]ZoneStatus, len(m.queues))
 	for zone, q := range m.queues {
 		zs := ZoneStatus{State: m.zones[zone], Rate: q.QPS()}
@@ -619,8 +630,8 @@ type QueueStatus struct {
 // [Monitor.Zones] lists every queued node in order: call it to decide whether a
 // [Monitor.Drain] may still do something.
 func (m *Monitor) Queues() map[string]QueueStatus {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
 	out := make(map[string]QueueStatus, len(m.queues))
 	for zone, q := range m.queues {
 		qs := QueueStatus{Len: q.Len(), Rate: q.QPS()}
@@ -636,8 +647,8 @@ func (m *Monitor) Queues() map[string]QueueStatus {
 // tombstone there (it was tainted from the queue, and no re-add is possible until it is
 // removed).
 func (m *Monitor) InQueue(zone, name string) (queued, tombstone bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
 	q, ok := m.queues[zone]
 	if !ok {
 		return false, false
@@ -677,7 +688,9 @@ func (m *Monitor) ensureZone(zone string) {
 		return
 	}
 	m.zones[zone] = ZoneInitial
+	m.qmu.Lock()
 	m.queues[zone] = timedqueue.NewRateLimited[string](m.cfg.EvictionRate)
+	m.qmu.Unlock()
 }
 
 // save remembers p for a node, in place when the node has a probe already.

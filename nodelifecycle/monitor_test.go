@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -661,4 +662,70 @@ func TestMonitorNoExecuteTaintingDisabled(t *testing.T) {
 	assert.Empty(t, res.Taints)
 	assert.Equal(t, []v1.Taint{ne(v1.TaintNodeUnreachable)}, api.nodes["n1"].Spec.Taints)
 	assert.Zero(t, api.swaps)
+}
+
+// blockingAPI holds the first node status write until release is closed,
+// as a slow API server would; entered is closed when it starts waiting.
+type blockingAPI struct {
+	*fakeAPI
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (a *blockingAPI) UpdateNodeStatus(ctx context.Context, node *v1.Node) error {
+	a.once.Do(func() {
+		close(a.entered)
+		<-a.release
+	})
+	return a.fakeAPI.UpdateNodeStatus(ctx, node)
+}
+
+// Upstream's tainting pass runs every 100 ms beside its monitor pass, which
+// may take seconds on a large cluster (a live Lease GET per silent node, a
+// status write per node, every pod marked not ready). A Drain must not wait
+// for a running Pass: at a thousand nodes, a Drain that waited tainted one
+// node per pass instead of EvictionRate per second.
+func TestMonitorDrainRunsBesideAPass(t *testing.T) {
+	ctx := context.Background()
+	fake := newFakeAPI()
+	fake.node("n1", "z", at(-time.Hour), t0)
+	fake.node("n2", "z", at(-time.Hour), t0) // healthy throughout: the zone is not all down
+	api := &blockingAPI{fakeAPI: fake, entered: make(chan struct{}), release: make(chan struct{})}
+	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	_, err := m.Pass(ctx, t0, fake.input(nil))
+	require.NoError(t, err)
+	n := fake.nodes["n1"].DeepCopy()
+	n.Status.Conditions[0].Status, n.Status.Conditions[0].LastHeartbeatTime = v1.ConditionFalse, mt(at(time.Second))
+	fake.nodes["n1"] = n
+	// n1 posted Ready=False itself: no status write, it is queued for its taint.
+	res, err := m.Pass(ctx, at(5*time.Second), fake.input(nil))
+	require.NoError(t, err)
+	require.True(t, res.Nodes[0].Enqueued)
+
+	// Long after its last heartbeat the next pass writes n1's status, and
+	// the API server holds that write.
+	fake.nodes["n2"] = withLabels(mkNode("n2", at(-time.Hour), readyCond(v1.ConditionTrue, at(10*time.Minute), at(-time.Hour))), v1.LabelTopologyZone, "z")
+	passed := make(chan error, 1)
+	in := fake.input(nil)
+	go func() {
+		_, err := m.Pass(ctx, at(10*time.Minute), in)
+		passed <- err
+	}()
+	<-api.entered
+	get := func(name string) (*v1.Node, bool) { n, ok := fake.nodes[name]; return n, ok }
+	drained := make(chan []TaintWrite, 1)
+	go func() {
+		ws, err := m.Drain(ctx, at(10*time.Minute), get)
+		assert.NoError(t, err)
+		drained <- ws
+	}()
+	select {
+	case ws := <-drained:
+		require.Len(t, ws, 1, "the queued node is tainted while the pass waits on the API server")
+		assert.Equal(t, "n1", ws[0].Node)
+	case <-time.After(time.Minute):
+		t.Error("Drain waited for the Pass's API call")
+	}
+	close(api.release)
+	require.NoError(t, <-passed)
 }
