@@ -158,6 +158,7 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.QPS = -1 }, "--kube-api-qps -1"},
 		{func(o *Options) { o.QPS = math.NaN() }, "--kube-api-qps NaN"},
 		{func(o *Options) { o.Burst = -1 }, "--kube-api-burst -1"},
+		{func(o *Options) { o.ContentType = "application/yaml" }, `--kube-api-content-type "application/yaml" is neither`},
 		{func(o *Options) { o.StartupTimeout = 0 }, "--kube-api-startup-timeout 0s is not positive"},
 		{func(o *Options) { o.Verbosity = -1 }, "-v -1 is negative"},
 		{func(o *Options) { o.LeaseDuration = -time.Second }, "--leader-elect-lease-duration -1s is not positive"},
@@ -215,5 +216,22 @@ func TestVerbosity(t *testing.T) {
 		if got := strings.Contains(out, "klog V(5) line"); got != tc.kv5 {
 			t.Errorf("%v: V(5) logged = %v, want %v", tc.args, got, tc.kv5)
 		}
+	}
+}
+
+// The client speaks protobuf unless told otherwise, as kube-controller-
+// manager's does: --kube-api-content-type has its name and default.
+func TestContentTypeDefaultsToProtobuf(t *testing.T) {
+	var o Options
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	o.RegisterClient(fs, 20, 30)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.ContentType != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("default --kube-api-content-type = %q, want kube-controller-manager's application/vnd.kubernetes.protobuf", o.ContentType)
+	}
+	if err := fs.Parse([]string{"--kube-api-content-type=application/json"}); err != nil || o.ContentType != "application/json" {
+		t.Errorf("--kube-api-content-type=application/json: got %q, %v", o.ContentType, err)
 	}
 }
