@@ -31,6 +31,11 @@ type Options struct {
 	ControllerManager *ControllerManager
 	// APIServerArgs are added to kube-apiserver's flags (later flags win).
 	APIServerArgs []string
+	// Users are more cluster administrators (group system:masters), each
+	// with a bearer token of its own, so that an audit log or a policy can
+	// tell their requests apart; [ControlPlane.KubeconfigOf] reaches the API
+	// server as one of them.
+	Users []string
 }
 
 // ControllerManager configures kube-controller-manager.
@@ -53,6 +58,9 @@ type ControlPlane struct {
 	Kubeconfig string
 	// Dir holds the control plane's files: data, certificates, logs.
 	Dir string
+
+	// kubeconfigs maps each of Options.Users to its kubeconfig file.
+	kubeconfigs map[string]string
 
 	bin       Binaries
 	etcd      *process
@@ -117,7 +125,7 @@ func (cp *ControlPlane) start(opts Options) error {
 		return fmt.Errorf("framework: etcd not healthy: %w", err)
 	}
 
-	token, err := cp.writeCredentials()
+	token, users, err := cp.writeCredentials(opts.Users)
 	if err != nil {
 		return err
 	}
@@ -153,8 +161,14 @@ func (cp *ControlPlane) start(opts Options) error {
 	if err != nil {
 		return fmt.Errorf("framework: %w", err)
 	}
-	if err := cp.writeKubeconfig(); err != nil {
+	if cp.Kubeconfig, err = cp.writeKubeconfig("admin", token); err != nil {
 		return err
+	}
+	cp.kubeconfigs = map[string]string{}
+	for user, token := range users {
+		if cp.kubeconfigs[user], err = cp.writeKubeconfig(user, token); err != nil {
+			return err
+		}
 	}
 	// The namespace of our programs' leader Leases, as deploy/rbac.yaml
 	// creates it.
@@ -244,25 +258,52 @@ func (cp *ControlPlane) StopControllerManager() {
 	}
 }
 
-// writeCredentials writes the admin token file and the service-account key
-// pair, and returns the token.
-func (cp *ControlPlane) writeCredentials() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("framework: token: %w", err)
+// KubeconfigOf returns the path of a kubeconfig file that reaches the API
+// server as user, one of [Options.Users].
+func (cp *ControlPlane) KubeconfigOf(user string) (string, error) {
+	path, ok := cp.kubeconfigs[user]
+	if !ok {
+		return "", fmt.Errorf("framework: no user %q: name it in Options.Users", user)
 	}
-	token := hex.EncodeToString(b)
-	if err := os.WriteFile(filepath.Join(cp.Dir, "tokens.csv"),
-		[]byte(token+`,admin,admin-uid,"system:masters"`+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("framework: %w", err)
+	return path, nil
+}
+
+// writeCredentials writes the token file, with the admin and each of users
+// in system:masters, and the service-account key pair; it returns the
+// admin's token and each user's.
+func (cp *ControlPlane) writeCredentials(users []string) (string, map[string]string, error) {
+	newToken := func() (string, error) {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return "", fmt.Errorf("framework: token: %w", err)
+		}
+		return hex.EncodeToString(b), nil
+	}
+	token, err := newToken()
+	if err != nil {
+		return "", nil, err
+	}
+	lines := token + `,admin,admin-uid,"system:masters"` + "\n"
+	tokens := map[string]string{}
+	for _, user := range users {
+		if user == "admin" || user == "" || strings.ContainsAny(user, ",\"\n") || tokens[user] != "" {
+			return "", nil, fmt.Errorf("framework: user %q: want a new name without commas or quotes", user)
+		}
+		if tokens[user], err = newToken(); err != nil {
+			return "", nil, err
+		}
+		lines += tokens[user] + "," + user + "," + user + `-uid,"system:masters"` + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(cp.Dir, "tokens.csv"), []byte(lines), 0o600); err != nil {
+		return "", nil, fmt.Errorf("framework: %w", err)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return "", fmt.Errorf("framework: service-account key: %w", err)
+		return "", nil, fmt.Errorf("framework: service-account key: %w", err)
 	}
 	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	if err != nil {
-		return "", fmt.Errorf("framework: service-account key: %w", err)
+		return "", nil, fmt.Errorf("framework: service-account key: %w", err)
 	}
 	files := map[string]*pem.Block{
 		"sa.key": {Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)},
@@ -270,23 +311,29 @@ func (cp *ControlPlane) writeCredentials() (string, error) {
 	}
 	for name, block := range files {
 		if err := os.WriteFile(filepath.Join(cp.Dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
-			return "", fmt.Errorf("framework: %w", err)
+			return "", nil, fmt.Errorf("framework: %w", err)
 		}
 	}
-	return token, nil
+	return token, tokens, nil
 }
 
-func (cp *ControlPlane) writeKubeconfig() error {
-	cp.Kubeconfig = filepath.Join(cp.Dir, "kubeconfig")
+// writeKubeconfig writes a kubeconfig file that reaches the API server as
+// user, with token, and returns its path: "kubeconfig" for the admin,
+// "kubeconfig-USER" for the others.
+func (cp *ControlPlane) writeKubeconfig(user, token string) (string, error) {
+	path := filepath.Join(cp.Dir, "kubeconfig")
+	if user != "admin" {
+		path += "-" + user
+	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthority: cp.Config.TLSClientConfig.CAFile}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: cp.Config.BearerToken}
-	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "admin"}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: user}
 	cfg.CurrentContext = "e2e"
-	if err := clientcmd.WriteToFile(*cfg, cp.Kubeconfig); err != nil {
-		return fmt.Errorf("framework: kubeconfig: %w", err)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return "", fmt.Errorf("framework: kubeconfig: %w", err)
 	}
-	return nil
+	return path, nil
 }
 
 func (cp *ControlPlane) stop(t testing.TB) {
@@ -342,6 +389,15 @@ func (p *Process) Kill() { p.p.kill() }
 
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool { return p.p.exited() }
+
+// Usage returns the CPU time and peak memory the process has used so far;
+// read it before the process stops.
+func (p *Process) Usage() (Usage, error) {
+	if p.p.exited() {
+		return Usage{}, fmt.Errorf("framework: usage of %s: %w", p.p.name, errExited)
+	}
+	return usage(p.p.cmd.Process.Pid)
+}
 
 // Log returns the last n bytes of the process's output.
 func (p *Process) Log(n int64) string { return p.p.tail(n) }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -122,4 +123,56 @@ var errExited = errors.New("process exited")
 
 func newProcess(dir, name, path string, args ...string) *process {
 	return &process{name: name, path: path, args: args, log: filepath.Join(dir, name+".log")}
+}
+
+// Usage is what a running process has cost so far, read from /proc.
+type Usage struct {
+	// CPU is the processor time it has used, in user and system mode.
+	CPU time.Duration
+	// PeakRSS is the most resident memory it has held, in bytes (VmHWM).
+	PeakRSS int64
+}
+
+// clockTick is the unit of /proc/PID/stat's times: USER_HZ, which Linux
+// fixes at 100 per second on every architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// usage reads /proc/PID/stat and /proc/PID/status of a running process.
+func usage(pid int) (Usage, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Usage{}, fmt.Errorf("framework: usage of process %d: %w", pid, err)
+	}
+	// The command name (field 2) may hold spaces; the fields after its
+	// closing parenthesis are plain. utime and stime are fields 14 and 15.
+	i := strings.LastIndexByte(string(stat), ')')
+	var fields []string
+	if i >= 0 {
+		fields = strings.Fields(string(stat[i+1:]))
+	}
+	if len(fields) < 13 {
+		return Usage{}, fmt.Errorf("framework: usage of process %d: unexpected /proc/%d/stat %q", pid, pid, stat)
+	}
+	var u Usage
+	for _, f := range fields[11:13] {
+		ticks, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return Usage{}, fmt.Errorf("framework: usage of process %d: CPU time %q: %w", pid, f, err)
+		}
+		u.CPU += time.Duration(ticks) * clockTick
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Usage{}, fmt.Errorf("framework: usage of process %d: %w", pid, err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return Usage{}, fmt.Errorf("framework: usage of process %d: VmHWM %q: %w", pid, strings.TrimSpace(v), err)
+			}
+			u.PeakRSS = kb << 10
+		}
+	}
+	return u, nil
 }
