@@ -1,0 +1,390 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/evictkit/eviction/controllers/e2e/framework"
+)
+
+// The node lifecycle settings both kube-controller-manager and ours run
+// with: kcm's defaults but for the eviction rates, which the defaults make
+// hours long at this size (0.1 node per second).
+const (
+	monitorPeriod = 2 * time.Second
+	gracePeriod   = 40 * time.Second
+	evictionRate  = 20 // nodes per second in a healthy zone
+)
+
+var lifecycleFlags = []string{
+	"--node-monitor-period=" + monitorPeriod.String(),
+	"--node-monitor-grace-period=" + gracePeriod.String(),
+	"--node-startup-grace-period=60s",
+	"--node-eviction-rate=" + strconv.Itoa(evictionRate),
+	"--secondary-node-eviction-rate=2",
+	"--large-cluster-size-threshold=50",
+	"--unhealthy-zone-threshold=0.55",
+}
+
+// clientFlags are the API client limits of both: kcm's defaults (20 and
+// 30) would make the controllers, not the decisions, the bottleneck.
+var clientFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
+
+// Variant says whose controllers a run starts.
+type Variant string
+
+// The two variants every scenario runs with.
+const (
+	KCM  Variant = "kcm"
+	Ours Variant = "ours"
+)
+
+// Result is what one run of one scenario measured.
+type Result struct {
+	Scenario string
+	Variant  Variant
+	Shape    Shape
+	// Evicted and Expected count pods: evicted by the controllers, and as
+	// the scenario predicts from its inputs.
+	Evicted, Expected int
+	// EvictedPods names them, sorted.
+	EvictedPods []string
+	// NodeTaints lists, per node, the NoExecute taints added (+key) and
+	// removed (-key) in the order seen.
+	NodeTaints map[string][]string
+	// LastEviction is the time from the scenario's start (the first
+	// silenced or tainted node) to the last eviction seen.
+	LastEviction time.Duration
+	// Timeline is each eviction's time from the start, in seconds, sorted.
+	Timeline []float64
+	// Requests are the controllers' API requests from the start to the end
+	// of the scenario, by verb and resource; AllRequests from their start.
+	Requests, AllRequests Requests
+	// CPU is the controllers' CPU time over the scenario; AllCPU over their
+	// whole life (start, cache sync of the cluster, scenario).
+	CPU, AllCPU time.Duration
+	// PeakRSS is the controllers' peak resident memory (summed over our two
+	// programs), in bytes.
+	PeakRSS int64
+	// APILatency is kube-apiserver's latency over the scenario.
+	APILatency Latency
+	// Setup is how long building the cluster took (nodes and pods created
+	// and Ready).
+	Setup time.Duration
+	// Problems are what the run's own checks found: a wrong eviction, an
+	// eviction earlier than its toleration allows, a bound passed.
+	Problems []string
+}
+
+// runner runs one scenario with one variant on a fresh control plane.
+type runner struct {
+	t      testing.TB
+	shape  Shape
+	cp     *framework.ControlPlane
+	client kubernetes.Interface
+	obs    *observer
+	start  time.Time
+	nodes  []string // every node's name
+}
+
+// run builds the cluster, starts the variant's controllers, runs sc and
+// measures it.
+func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant) Result {
+	t.Helper()
+	res := Result{Scenario: sc.name, Variant: v, Shape: shape}
+	auditDir := t.TempDir()
+	policy := filepath.Join(auditDir, "policy.yaml")
+	auditLog := filepath.Join(auditDir, "audit.log")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cp := framework.Start(t, framework.Options{
+		Users:         []string{controllersUser, "kwok"},
+		APIServerArgs: auditArgs(policy, auditLog),
+	})
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.QPS, cfg.Burst = 2000, 4000
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{t: t, shape: shape, cp: cp, client: client}
+	for i := range shape.Nodes {
+		r.nodes = append(r.nodes, shape.nodeName(i))
+	}
+	if r.obs, err = observe(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	kwokConfig, err := cp.KubeconfigOf("kwok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startKwok(cp, kwokConfig); err != nil {
+		t.Fatal(err)
+	}
+	controllers := r.startControllers(v)
+
+	setup := time.Now()
+	if err := shape.create(ctx, client, 32); err != nil {
+		t.Fatal(err)
+	}
+	r.await(setupBound(shape), "every node and pod Ready, no node tainted NoExecute", func() (bool, string) {
+		nodes, pods := r.obs.counts()
+		tainted := r.obs.tainted(r.nodes, v1.TaintNodeNotReady, v1.TaintNodeUnreachable)
+		return nodes == shape.Nodes && pods == shape.Nodes*shape.PodsPerNode && tainted == 0,
+			fmt.Sprintf("%d of %d nodes and %d of %d pods Ready, %d nodes tainted", nodes, shape.Nodes, pods, shape.Nodes*shape.PodsPerNode, tainted)
+	})
+	res.Setup = time.Since(setup)
+
+	before := usageOf(t, controllers)
+	lat0, err := scrapeLatency(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	affected := sc.affected(shape)
+	expected := sc.expect(shape, affected)
+	r.start = time.Now()
+	if err := sc.act(ctx, r, affected); err != nil {
+		t.Fatal(err)
+	}
+	if !r.awaitSoft(sc.bound(shape), sc.name+" to end", func() (bool, string) {
+		return sc.done(r, affected, len(expected))
+	}) {
+		res.Problems = append(res.Problems, fmt.Sprintf("the scenario did not end within %v", sc.bound(shape)))
+	}
+	time.Sleep(sc.settle)
+	after := usageOf(t, controllers)
+	lat1, err := scrapeLatency(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.APILatency = lat1.since(lat0)
+	res.CPU = after.CPU - before.CPU
+	res.AllCPU, res.PeakRSS = after.CPU, after.PeakRSS
+	time.Sleep(2 * time.Second) // the audit log's batches flush every second
+	if res.Requests, err = readAudit(auditLog, controllersUser, r.start); err != nil {
+		t.Fatal(err)
+	}
+	if res.AllRequests, err = readAudit(auditLog, controllersUser, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+
+	evictions := r.obs.evictedSince(r.start)
+	res.Expected = len(expected)
+	res.Evicted = len(evictions)
+	for _, e := range evictions {
+		res.EvictedPods = append(res.EvictedPods, e.Pod)
+		at := e.At.Sub(r.start)
+		res.Timeline = append(res.Timeline, at.Seconds())
+		res.LastEviction = max(res.LastEviction, at)
+	}
+	slices.Sort(res.EvictedPods)
+	changes := r.obs.changesSince(r.start)
+	res.NodeTaints = map[string][]string{}
+	for _, c := range changes {
+		sign := "-"
+		if c.Added {
+			sign = "+"
+		}
+		res.NodeTaints[c.Node] = append(res.NodeTaints[c.Node], sign+c.Key)
+	}
+	res.Problems = append(res.Problems, wrongEvictions(res.EvictedPods, expected)...)
+	res.Problems = append(res.Problems, earlyEvictions(shape, evictions, changes)...)
+	res.Problems = append(res.Problems, sc.check(r, affected, changes)...)
+	return res
+}
+
+// setupBound bounds the wait for a new cluster to be Ready.
+func setupBound(s Shape) time.Duration {
+	return 5*time.Minute + time.Duration(s.Nodes*s.PodsPerNode)*20*time.Millisecond
+}
+
+// startControllers starts kube-controller-manager's two controllers or our
+// two programs, as the controllers' user.
+func (r *runner) startControllers(v Variant) []*framework.Process {
+	t := r.t
+	kubeconfig, err := r.cp.KubeconfigOf(controllersUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := append([]string{"--kubeconfig=" + kubeconfig, "--leader-elect=false"}, clientFlags...)
+	switch v {
+	case KCM:
+		bin, err := framework.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append(slices.Clone(common), "--controllers=node-lifecycle-controller,taint-eviction-controller", "--secure-port=0")
+		p, err := r.cp.Run("kcm-controllers", bin.ControllerManager, append(args, lifecycleFlags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*framework.Process{p}
+	case Ours:
+		var out []*framework.Process
+		for _, program := range []string{"node-lifecycle-controller", "taint-eviction-controller"} {
+			bin, err := framework.BuildProgram("../..", "./cmd/"+program, program)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := append(slices.Clone(common), "--metrics-bind-address=0")
+			if program == "node-lifecycle-controller" {
+				args = append(args, lifecycleFlags...)
+			}
+			p, err := r.cp.Run(program, bin, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	t.Fatalf("scale: unknown variant %q", v)
+	return nil
+}
+
+// usageOf sums the usage of ps (their peak RSS too: they run side by side).
+func usageOf(t testing.TB, ps []*framework.Process) framework.Usage {
+	t.Helper()
+	var sum framework.Usage
+	for _, p := range ps {
+		u, err := p.Usage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum.CPU += u.CPU
+		sum.PeakRSS += u.PeakRSS
+	}
+	return sum
+}
+
+// await polls cond every 250 ms until it holds, failing the test after
+// bound with cond's last description.
+func (r *runner) await(bound time.Duration, what string, cond func() (bool, string)) {
+	r.t.Helper()
+	if !r.awaitSoft(bound, what, cond) {
+		r.t.Fatalf("scale: waited %v for %s", bound, what)
+	}
+}
+
+// awaitSoft is await that reports failure instead of failing the test.
+func (r *runner) awaitSoft(bound time.Duration, what string, cond func() (bool, string)) bool {
+	r.t.Helper()
+	deadline := time.Now().Add(bound)
+	var last string
+	for {
+		ok, desc := cond()
+		if ok {
+			return true
+		}
+		if desc != last {
+			last = desc
+		}
+		if time.Now().After(deadline) {
+			r.t.Logf("scale: waited %v for %s: %s", bound, what, last)
+			return false
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// setHeartbeat silences nodes (on=false) or brings them back (on=true).
+func (r *runner) setHeartbeat(ctx context.Context, nodes []string, on bool) error {
+	value := "off"
+	if on {
+		value = "on"
+	}
+	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, heartbeatLabel, value))
+	return parallel(32, len(nodes), func(i int) error {
+		_, err := r.client.CoreV1().Nodes().Patch(ctx, nodes[i], types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
+			return fmt.Errorf("scale: node %s heartbeat %s: %w", nodes[i], value, err)
+		}
+		return nil
+	})
+}
+
+// wrongEvictions lists the pods evicted that should not have been and the
+// pods expected that were not.
+func wrongEvictions(evicted []string, expected map[string]bool) []string {
+	var extra, missing []string
+	seen := map[string]bool{}
+	for _, p := range evicted {
+		seen[p] = true
+		if !expected[p] {
+			extra = append(extra, p)
+		}
+	}
+	for p := range expected {
+		if !seen[p] {
+			missing = append(missing, p)
+		}
+	}
+	slices.Sort(missing)
+	var out []string
+	if len(extra) > 0 {
+		out = append(out, fmt.Sprintf("%d pods evicted that the scenario keeps: %s", len(extra), head(extra)))
+	}
+	if len(missing) > 0 {
+		out = append(out, fmt.Sprintf("%d pods not evicted that the scenario evicts: %s", len(missing), head(missing)))
+	}
+	return out
+}
+
+// earlyEvictions lists evictions of tolerating pods that came before their
+// node's unreachable or not-ready taint was added plus the pod's
+// tolerationSeconds. The
+// taint's timeAdded is cut to the second, so it is at most the real time;
+// the check allows that second.
+func earlyEvictions(s Shape, evictions []eviction, changes []taintChange) []string {
+	addedAt := map[string]time.Time{} // node → earliest taint timeAdded seen
+	for _, c := range changes {
+		lifecycle := c.Key == v1.TaintNodeUnreachable || c.Key == v1.TaintNodeNotReady
+		if c.Added && lifecycle && !c.TimeAdded.IsZero() {
+			if t, ok := addedAt[c.Node]; !ok || c.TimeAdded.Before(t) {
+				addedAt[c.Node] = c.TimeAdded
+			}
+		}
+	}
+	var early []string
+	for _, e := range evictions {
+		var node, j int
+		if _, err := fmt.Sscanf(e.Pod, "p-%05d-%02d", &node, &j); err != nil {
+			continue
+		}
+		tol, ok := roleOf(j).tolerationOf()
+		taintedAt, tainted := addedAt[e.Node]
+		if !ok || !tainted {
+			continue
+		}
+		if e.At.Before(taintedAt.Add(tol - time.Second)) {
+			early = append(early, fmt.Sprintf("%s at %s, taint added %s, tolerates %v", e.Pod, e.At.Format("15:04:05.000"), taintedAt.Format("15:04:05"), tol))
+		}
+	}
+	if len(early) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d pods evicted before their tolerationSeconds ran out: %s", len(early), head(early))}
+}
+
+// head returns the first few of items, joined.
+func head(items []string) string {
+	const n = 5
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}

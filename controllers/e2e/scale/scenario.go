@@ -1,0 +1,236 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// scenario is something that happens to a running cluster.
+type scenario struct {
+	name string
+	// affected picks the nodes the scenario acts on, by index.
+	affected func(s Shape) []int
+	// expect returns the pods the controllers must evict, from the shape
+	// and the affected nodes alone.
+	expect func(s Shape, affected []int) map[string]bool
+	// act does it: silences nodes, taints them.
+	act func(ctx context.Context, r *runner, affected []int) error
+	// done reports whether the scenario has ended, and how far it is.
+	done func(r *runner, affected []int, expected int) (bool, string)
+	// bound limits the wait for done; settle is waited after it.
+	bound  func(s Shape) time.Duration
+	settle time.Duration
+	// check finds what else the run did wrong, from its own inputs.
+	check func(r *runner, affected []int, changes []taintChange) []string
+}
+
+// userTaint is the taint the taint scenario adds: a user draining nodes.
+var userTaint = v1.Taint{Key: "evictkit.io/maintenance", Value: "true", Effect: v1.TaintEffectNoExecute}
+
+// flapSilence is how long a flapping node stays silent: past the grace
+// period and the short tolerations of its pods (with the eviction rate's
+// spread and a margin), short of the long ones.
+const flapSilence = gracePeriod + 35*time.Second
+
+// scenarios are every scenario, by name, in the order they run.
+var scenarios = []scenario{
+	{
+		name: "zone",
+		affected: func(s Shape) []int {
+			var out []int
+			for i := range s.Nodes {
+				if s.zoneOf(i) == s.zoneOf(0) {
+					out = append(out, i)
+				}
+			}
+			return out
+		},
+		expect: podsOf(func(r role) bool { _, ok := r.tolerationOf(); return ok }),
+		act: func(ctx context.Context, r *runner, affected []int) error {
+			return r.setHeartbeat(ctx, r.names(affected), false)
+		},
+		done: evictedAll,
+		bound: func(s Shape) time.Duration {
+			return silenceBound(s.Nodes/s.Zones) + longTolerance
+		},
+		settle: 10 * time.Second,
+		check:  checkSilence,
+	},
+	{
+		name: "flap",
+		affected: func(s Shape) []int {
+			var out []int
+			for i := 0; i < s.Nodes; i += 10 {
+				out = append(out, i)
+			}
+			return out
+		},
+		expect: podsOf(func(r role) bool { return r == tolerateShort }),
+		act: func(ctx context.Context, r *runner, affected []int) error {
+			nodes := r.names(affected)
+			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Until(r.start.Add(flapSilence))):
+			}
+			return r.setHeartbeat(ctx, nodes, true)
+		},
+		done: func(r *runner, affected []int, expected int) (bool, string) {
+			nodes := r.names(affected)
+			notReady := r.obs.notInStatus(nodes, v1.ConditionTrue)
+			tainted := r.obs.tainted(nodes, v1.TaintNodeUnreachable, v1.TaintNodeNotReady)
+			return notReady == 0 && tainted == 0, fmt.Sprintf("%d of %d flapping nodes back, %d still tainted", len(nodes)-notReady, len(nodes), tainted)
+		},
+		bound:  func(s Shape) time.Duration { return silenceBound(s.Nodes/10) + 2*time.Minute },
+		settle: 10 * time.Second,
+		check:  checkSilence,
+	},
+	{
+		name: "taint",
+		affected: func(s Shape) []int {
+			n := min(500, s.Nodes/2)
+			var out []int
+			for i := range n {
+				out = append(out, i*s.Nodes/n)
+			}
+			return out
+		},
+		expect: podsOf(role.evictedByUserTaint),
+		act: func(ctx context.Context, r *runner, affected []int) error {
+			nodes := r.names(affected)
+			return parallel(32, len(nodes), func(i int) error {
+				return r.addTaint(ctx, nodes[i], userTaint)
+			})
+		},
+		done: evictedAll,
+		bound: func(s Shape) time.Duration {
+			return 5*time.Minute + time.Duration(s.Nodes*s.PodsPerNode)*10*time.Millisecond
+		},
+		settle: 10 * time.Second,
+		check:  func(*runner, []int, []taintChange) []string { return nil },
+	},
+	{
+		name:     "all",
+		affected: func(s Shape) []int { return indices(s.Nodes) },
+		expect:   func(Shape, []int) map[string]bool { return map[string]bool{} },
+		act: func(ctx context.Context, r *runner, affected []int) error {
+			return r.setHeartbeat(ctx, r.names(affected), false)
+		},
+		done: func(r *runner, affected []int, _ int) (bool, string) {
+			nodes := r.names(affected)
+			n := r.obs.notInStatus(nodes, v1.ConditionUnknown)
+			return n == 0, fmt.Sprintf("%d of %d nodes Ready=Unknown", len(nodes)-n, len(nodes))
+		},
+		bound: func(s Shape) time.Duration { return silenceBound(0) },
+		// Past the short tolerations and several monitor periods: an
+		// eviction that started would show.
+		settle: shortTolerance + 25*time.Second,
+		check:  func(*runner, []int, []taintChange) []string { return nil },
+	},
+}
+
+// silenceBound bounds the time from silencing n nodes to the last of them
+// tainted: the Lease renewal interval, the grace period, the monitor period
+// and n nodes at the eviction rate, and as much again for a busy machine.
+func silenceBound(n int) time.Duration {
+	d := time.Duration(renewInterval)*time.Millisecond + gracePeriod + monitorPeriod + time.Duration(n)*time.Second/evictionRate
+	return 2*d + time.Minute
+}
+
+// podsOf returns an expect function: the pods of the affected nodes whose
+// role evict says.
+func podsOf(evict func(role) bool) func(Shape, []int) map[string]bool {
+	return func(s Shape, affected []int) map[string]bool {
+		out := map[string]bool{}
+		for _, i := range affected {
+			for j := range s.PodsPerNode {
+				if evict(roleOf(j)) {
+					out[s.podName(i, j)] = true
+				}
+			}
+		}
+		return out
+	}
+}
+
+// evictedAll is done when as many pods were evicted as expected.
+func evictedAll(r *runner, _ []int, expected int) (bool, string) {
+	n := len(r.obs.evictedSince(r.start))
+	return n >= expected, fmt.Sprintf("%d of %d pods evicted", n, expected)
+}
+
+// checkSilence checks the node lifecycle controller's taints against the
+// run's own inputs: no unreachable taint on a silenced node before its last
+// Lease renewal (at most one renewal interval before the silence) plus the
+// grace period, and none on a node that was not silenced.
+func checkSilence(r *runner, affected []int, changes []taintChange) []string {
+	silenced := map[string]bool{}
+	for _, n := range r.names(affected) {
+		silenced[n] = true
+	}
+	earliest := r.start.Add(-time.Duration(renewInterval)*time.Millisecond + gracePeriod - time.Second)
+	var early, stray []string
+	for _, c := range changes {
+		if !c.Added || (c.Key != v1.TaintNodeUnreachable && c.Key != v1.TaintNodeNotReady) {
+			continue
+		}
+		switch {
+		case !silenced[c.Node]:
+			stray = append(stray, c.Node+" "+c.Key)
+		case !c.TimeAdded.IsZero() && c.TimeAdded.Before(earliest.Truncate(time.Second)):
+			early = append(early, fmt.Sprintf("%s at %s", c.Node, c.TimeAdded.Format("15:04:05")))
+		}
+	}
+	var out []string
+	if len(stray) > 0 {
+		out = append(out, fmt.Sprintf("%d nodes tainted that kept their heartbeat: %s", len(stray), head(stray)))
+	}
+	if len(early) > 0 {
+		out = append(out, fmt.Sprintf("%d nodes tainted before their grace period ran out (earliest allowed %s): %s", len(early), earliest.Format("15:04:05"), head(early)))
+	}
+	return out
+}
+
+func (r *runner) names(idx []int) []string {
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = r.shape.nodeName(i)
+	}
+	return out
+}
+
+func indices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// addTaint adds taint to node, stamped now, as kubectl taint would.
+func (r *runner) addTaint(ctx context.Context, node string, taint v1.Taint) error {
+	for {
+		n, err := r.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("scale: taint node %s: %w", node, err)
+		}
+		n = n.DeepCopy()
+		taint.TimeAdded = &metav1.Time{Time: time.Now()}
+		n.Spec.Taints = append(n.Spec.Taints, taint)
+		_, err = r.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("scale: taint node %s: %w", node, err)
+		}
+	}
+}
