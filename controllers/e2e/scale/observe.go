@@ -3,6 +3,8 @@ package scale
 import (
 	"context"
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -192,12 +194,7 @@ func (o *observer) tainted(nodes []string, keys ...string) int {
 func (o *observer) evictedSince(start time.Time) []eviction {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []eviction
-	for _, e := range o.evictions {
-		if !e.At.Before(start) {
-			out = append(out, e)
-		}
-	}
+	out := seenSince(maps.Values(o.evictions), func(e eviction) time.Time { return e.At }, start)
 	slices.SortFunc(out, func(a, b eviction) int { return a.At.Compare(b.At) })
 	return out
 }
@@ -206,10 +203,15 @@ func (o *observer) evictedSince(start time.Time) []eviction {
 func (o *observer) changesSince(start time.Time) []taintChange {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []taintChange
-	for _, c := range o.changes {
-		if !c.At.Before(start) {
-			out = append(out, c)
+	return seenSince(slices.Values(o.changes), func(c taintChange) time.Time { return c.At }, start)
+}
+
+// seenSince returns the items of seq seen (at) at or after start.
+func seenSince[T any](seq iter.Seq[T], at func(T) time.Time, start time.Time) []T {
+	var out []T
+	for x := range seq {
+		if !at(x).Before(start) {
+			out = append(out, x)
 		}
 	}
 	return out
