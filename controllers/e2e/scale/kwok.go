@@ -96,9 +96,6 @@ spec:
     delete: true
 `
 
-// kwokVersion is the kwok release the tools module pins.
-const kwokVersion = "v0.8.0"
-
 // startKwok builds kwok (once; cached like the control plane) and runs it
 // against cp as kubeconfig's user, managing the nodes labelled
 // heartbeatLabel=on.

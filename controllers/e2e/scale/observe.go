@@ -19,13 +19,12 @@ import (
 // saw each: nodes' Ready status, the NoExecute taints added and removed,
 // and the pods evicted.
 type observer struct {
-	mu           sync.Mutex
-	ready        map[string]v1.ConditionStatus  // node → Ready status
-	readyPods    map[string]bool                // pod → Ready=True
-	taints       map[string]map[string]v1.Taint // node → key → NoExecute taint
-	changes      []taintChange
-	evictions    map[string]eviction  // pod name → first seen evicted
-	firstUnknown map[string]time.Time // node → first seen Ready=Unknown
+	mu        sync.Mutex
+	ready     map[string]v1.ConditionStatus  // node → Ready status
+	readyPods map[string]bool                // pod → Ready=True
+	taints    map[string]map[string]v1.Taint // node → key → NoExecute taint
+	changes   []taintChange
+	evictions map[string]eviction // pod name → first seen evicted
 }
 
 // taintChange is a NoExecute taint seen added to or removed from a node.
@@ -47,11 +46,10 @@ type eviction struct {
 // observe starts informers on c and returns once their caches have synced.
 func observe(ctx context.Context, c kubernetes.Interface) (*observer, error) {
 	o := &observer{
-		ready:        map[string]v1.ConditionStatus{},
-		readyPods:    map[string]bool{},
-		taints:       map[string]map[string]v1.Taint{},
-		evictions:    map[string]eviction{},
-		firstUnknown: map[string]time.Time{},
+		ready:     map[string]v1.ConditionStatus{},
+		readyPods: map[string]bool{},
+		taints:    map[string]map[string]v1.Taint{},
+		evictions: map[string]eviction{},
 	}
 	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(namespace))
 	nodes := informers.NewSharedInformerFactory(c, 0).Core().V1().Nodes().Informer()
@@ -103,9 +101,6 @@ func (o *observer) node(n *v1.Node) {
 	defer o.mu.Unlock()
 	if seen {
 		o.ready[n.Name] = status
-		if _, ok := o.firstUnknown[n.Name]; !ok && status == v1.ConditionUnknown {
-			o.firstUnknown[n.Name] = now
-		}
 	}
 	old := o.taints[n.Name]
 	for key, t := range cur {
@@ -212,20 +207,6 @@ func seenSince[T any](seq iter.Seq[T], at func(T) time.Time, start time.Time) []
 	for x := range seq {
 		if !at(x).Before(start) {
 			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// unknownSince returns when each node was first seen Ready=Unknown, for the
-// nodes first seen so at or after start.
-func (o *observer) unknownSince(start time.Time) map[string]time.Time {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	out := map[string]time.Time{}
-	for n, at := range o.firstUnknown {
-		if !at.Before(start) {
-			out[n] = at
 		}
 	}
 	return out
