@@ -69,20 +69,34 @@ var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollecti
 
 // Writes returns how many of r change an object.
 func (r Requests) Writes() int {
-	n := 0
-	for k, c := range r {
-		if slices.Contains(writeVerbs, strings.Fields(k)[0]) {
-			n += c
-		}
-	}
-	return n
+	return r.count(func(verb, _ string) bool { return slices.Contains(writeVerbs, verb) })
+}
+
+// DecisionWrites returns how many of r change an object other than an
+// Event: the writes the controllers' decisions make. Events are apart
+// because kube-controller-manager's recorder drops them when its queue of
+// 1,000 is full, where ours records every one.
+func (r Requests) DecisionWrites() int {
+	return r.count(func(verb, resource string) bool {
+		return slices.Contains(writeVerbs, verb) && resource != "events"
+	})
 }
 
 // Total returns the number of requests in r.
 func (r Requests) Total() int {
+	return r.count(func(string, string) bool { return true })
+}
+
+// count sums the requests whose verb and resource (without subresource)
+// keep says.
+func (r Requests) count(keep func(verb, resource string) bool) int {
 	n := 0
-	for _, c := range r {
-		n += c
+	for k, c := range r {
+		verb, resource, _ := strings.Cut(k, " ")
+		resource, _, _ = strings.Cut(resource, "/")
+		if keep(verb, resource) {
+			n += c
+		}
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/evictkit/eviction/controllers/e2e/framework"
 )
@@ -20,10 +21,10 @@ const (
 
 // leaseDuration is the node Lease duration kwok writes; it renews each Lease
 // every quarter of it, as the kubelet does.
-const leaseDuration = 40
+const leaseDuration = 40 * time.Second
 
 // renewInterval is how often kwok renews a node's Lease.
-const renewInterval = leaseDuration * 1000 / 4 // milliseconds
+const renewInterval = leaseDuration / 4
 
 // kwokStages is kwok's configuration: what it does to the nodes and pods it
 // manages. Nodes become Ready with room for any pod, and become Ready again
@@ -113,7 +114,7 @@ func startKwok(cp *framework.ControlPlane, kubeconfig string) (*framework.Proces
 		"--config="+config,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-label-selector="+heartbeatLabel+"=on",
-		"--node-lease-duration-seconds="+strconv.Itoa(leaseDuration),
+		"--node-lease-duration-seconds="+strconv.Itoa(int(leaseDuration/time.Second)),
 		"--server-address=",
 	)
 }

@@ -94,7 +94,7 @@ type Latency struct {
 	Requests int
 	Mean     time.Duration
 	// P99 is the upper bound of the histogram bucket that holds the 99th
-	// percentile request.
+	// percentile request; -1 when that is past the last bound (60 s).
 	P99 time.Duration
 }
 

@@ -156,7 +156,7 @@ func (o *observer) counts() (readyNodes, readyPods int) {
 	return readyNodes, len(o.readyPods)
 }
 
-// readyStatus returns the Ready status of each of nodes that is not want.
+// notInStatus returns how many of nodes have a Ready status other than want.
 func (o *observer) notInStatus(nodes []string, want v1.ConditionStatus) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()

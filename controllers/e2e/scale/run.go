@@ -202,8 +202,10 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant)
 		res.NodeTaints[c.Node] = append(res.NodeTaints[c.Node], sign+c.Key)
 	}
 	res.Problems = append(res.Problems, wrongEvictions(res.EvictedPods, expected)...)
-	res.Problems = append(res.Problems, earlyEvictions(shape, evictions, changes)...)
-	res.Problems = append(res.Problems, sc.check(r, affected, changes)...)
+	res.Problems = append(res.Problems, earlyEvictions(evictions, changes)...)
+	if sc.check != nil {
+		res.Problems = append(res.Problems, sc.check(r, affected, changes)...)
+	}
 	return res
 }
 
@@ -284,17 +286,13 @@ func (r *runner) await(bound time.Duration, what string, cond func() (bool, stri
 func (r *runner) awaitSoft(bound time.Duration, what string, cond func() (bool, string)) bool {
 	r.t.Helper()
 	deadline := time.Now().Add(bound)
-	var last string
 	for {
 		ok, desc := cond()
 		if ok {
 			return true
 		}
-		if desc != last {
-			last = desc
-		}
 		if time.Now().After(deadline) {
-			r.t.Logf("scale: waited %v for %s: %s", bound, what, last)
+			r.t.Logf("scale: waited %v for %s: %s", bound, what, desc)
 			return false
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -349,7 +347,7 @@ func wrongEvictions(evicted []string, expected map[string]bool) []string {
 // tolerationSeconds. The
 // taint's timeAdded is cut to the second, so it is at most the real time;
 // the check allows that second.
-func earlyEvictions(s Shape, evictions []eviction, changes []taintChange) []string {
+func earlyEvictions(evictions []eviction, changes []taintChange) []string {
 	addedAt := map[string]time.Time{} // node → earliest taint timeAdded seen
 	for _, c := range changes {
 		lifecycle := c.Key == v1.TaintNodeUnreachable || c.Key == v1.TaintNodeNotReady

@@ -3,7 +3,6 @@ package scale
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,9 +81,4 @@ func scenarioNamed(name string) (scenario, bool) {
 		}
 	}
 	return scenario{}, false
-}
-
-func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(m.Run())
 }
