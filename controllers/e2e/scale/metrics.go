@@ -56,7 +56,11 @@ func parseLatency(r io.Reader) (latency, error) {
 		if strings.Contains(labels, `verb="WATCH"`) || strings.Contains(labels, `verb="CONNECT"`) {
 			continue
 		}
-		v, err := strconv.ParseFloat(strings.Fields(value)[0], 64)
+		fields := strings.Fields(value)
+		if len(fields) == 0 {
+			return latency{}, fmt.Errorf("scale: metrics line %q: no value", line)
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
 		if err != nil {
 			return latency{}, fmt.Errorf("scale: metrics line %q: %w", line, err)
 		}
