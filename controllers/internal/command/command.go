@@ -14,6 +14,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sync"
@@ -60,6 +61,11 @@ type Options struct {
 	StartupTimeout time.Duration
 
 	MetricsAddr string
+	// Profiling serves Go's profiles (net/http/pprof) at /debug/pprof/ on
+	// the metrics address. kube-controller-manager's --profiling defaults
+	// to true, behind its secure port's authentication; the metrics
+	// address has none, so here it is off unless asked for.
+	Profiling bool
 
 	// Verbosity is -v, kube-controller-manager's log verbosity: [Options.Logger]
 	// shows messages of slog level -Verbosity and above, which is klog's
@@ -105,6 +111,7 @@ func (o *Options) Register(fs *flag.FlagSet, leaseName string) {
 	fs.StringVar(&o.LeaseName, "leader-elect-resource-name", leaseName, "The name of the Lease used for leader election.")
 	fs.StringVar(&o.LeaseNS, "leader-elect-resource-namespace", DefaultLeaseNamespace, "The namespace of the Lease used for leader election.")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `Address of the /metrics and /healthz endpoint; "0" turns it off.`)
+	fs.BoolVar(&o.Profiling, "profiling", false, "Serve Go's profiles at /debug/pprof/ on the metrics address, which has no authentication.")
 }
 
 // Logger is the program's logger: text lines on w, at the level -v asks
@@ -188,18 +195,7 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 		if err != nil {
 			return fmt.Errorf("%s: metrics address: %w", name, err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-			if o.Healthz != nil {
-				if err := o.Healthz(); err != nil {
-					http.Error(w, err.Error(), http.StatusServiceUnavailable)
-					return
-				}
-			}
-			_, _ = w.Write([]byte("ok"))
-		})
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: endpoints(o, reg), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(l) }()
 		defer srv.Close()
 		log.Info("serving metrics", "address", l.Addr().String())
@@ -220,6 +216,30 @@ func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, ru
 	}
 
 	return campaign(ctx, o, name, id, lock, log, client, run)
+}
+
+// endpoints serves /metrics from reg, /healthz from o.Healthz and, when
+// o.Profiling, Go's profiles at /debug/pprof/.
+func endpoints(o Options, reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if o.Healthz != nil {
+			if err := o.Healthz(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	if o.Profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	return mux
 }
 
 // restConfig is the client configuration of o: the kubeconfig and master

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
@@ -233,5 +236,40 @@ func TestContentTypeDefaultsToProtobuf(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"--kube-api-content-type=application/json"}); err != nil || o.ContentType != "application/json" {
 		t.Errorf("--kube-api-content-type=application/json: got %q, %v", o.ContentType, err)
+	}
+}
+
+// The endpoint serves /metrics and /healthz, and Go's profiles only when
+// --profiling asks for them (the address has no authentication).
+func TestEndpoints(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	get := func(h http.Handler, path string) (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	sick := errors.New("no cycle yet")
+	off := endpoints(Options{Healthz: func() error { return sick }}, reg)
+	if code, body := get(off, "/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no cycle yet") {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	if code, _ := get(off, "/metrics"); code != http.StatusOK {
+		t.Errorf("/metrics: %d", code)
+	}
+	if code, _ := get(off, "/debug/pprof/"); code != http.StatusNotFound {
+		t.Errorf("/debug/pprof/ without --profiling: %d, want 404", code)
+	}
+	var o Options
+	fs := flag.NewFlagSet("p", flag.ContinueOnError)
+	o.Register(fs, "p")
+	if err := fs.Parse([]string{"--profiling"}); err != nil {
+		t.Fatal(err)
+	}
+	on := endpoints(o, reg)
+	if code, body := get(on, "/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("/debug/pprof/ with --profiling: %d %q", code, body)
+	}
+	if code, body := get(on, "/healthz"); code != http.StatusOK || body != "ok" {
+		t.Errorf("/healthz: %d %q", code, body)
 	}
 }
