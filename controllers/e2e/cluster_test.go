@@ -55,6 +55,9 @@ type variant struct {
 	nodeLifecycle bool // ours instead of node-lifecycle-controller
 	// deviceTaintEviction: ours instead of device-taint-eviction-controller.
 	deviceTaintEviction bool
+	// manager runs ours in one evictkit-controller-manager process (one
+	// client and one set of informers) instead of one program each.
+	manager bool
 	// faultPrefix, if set, puts the fault proxy between our controllers and
 	// kube-apiserver, faulting writes to the objects named with it.
 	faultPrefix string
@@ -67,12 +70,15 @@ type variant struct {
 }
 
 var (
-	upstream  = variant{name: "kcm"}
-	ourTaint  = variant{name: "ours-taint-eviction", taintEviction: true}
-	ourBoth   = variant{name: "ours-both", taintEviction: true, nodeLifecycle: true}
-	variants  = []variant{upstream, ourTaint, ourBoth}
-	programMu sync.Mutex
-	programs  string
+	upstream = variant{name: "kcm"}
+	ourTaint = variant{name: "ours-taint-eviction", taintEviction: true}
+	ourBoth  = variant{name: "ours-both", taintEviction: true, nodeLifecycle: true}
+	// The drop-in scenarios run both of ours in evictkit-controller-
+	// manager; the faults run them as programs of their own (ourBoth).
+	ourManager = variant{name: "ours-manager", taintEviction: true, nodeLifecycle: true, manager: true}
+	variants   = []variant{upstream, ourTaint, ourManager}
+	programMu  sync.Mutex
+	programs   string
 )
 
 // ourPrograms builds the controller programs once per test binary.
@@ -142,6 +148,24 @@ func startCluster(t *testing.T, v variant) *cluster {
 	if v.faultPrefix != "" {
 		c.faults = startFaultProxy(t, c, v.faultPrefix)
 		c.ourKubeconfig = c.faults.kubeconfig
+	}
+	if v.manager {
+		var hosted []string
+		for _, h := range []struct {
+			on   bool
+			name string
+		}{{v.nodeLifecycle, "node-lifecycle-controller"}, {v.taintEviction, "taint-eviction-controller"}, {v.deviceTaintEviction, "device-taint-eviction-controller"}} {
+			if h.on {
+				hosted = append(hosted, h.name)
+			}
+		}
+		args := append([]string{"--controllers=" + strings.Join(hosted, ",")}, nodeLifecycleFlags...)
+		r := c.runOurs(t, "evictkit-controller-manager", "a", append(args, v.nodeLifecycleArgs...)...)
+		for _, name := range hosted {
+			c.ours[name+"-a"] = r
+		}
+		go c.heartbeats()
+		return c
 	}
 	if v.taintEviction {
 		c.ours["taint-eviction-controller-a"] = c.runOurs(t, "taint-eviction-controller", "a")

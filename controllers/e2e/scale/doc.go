@@ -22,8 +22,10 @@
 // label silences a node: kwok stops renewing its Lease and the node goes
 // quiet as a crashed kubelet would. Then the controllers: kube-controller-
 // manager with --controllers=node-lifecycle-controller,taint-eviction-
-// controller, or our two programs, with the same node lifecycle and client
-// flags.
+// controller, or ours: evictkit-controller-manager hosting the same two
+// (variant ours) or our two programs apart (ours-split), with the same node
+// lifecycle and client flags. -profile=DIR keeps ours' CPU and heap
+// profiles of each scenario.
 //
 // # The scenarios
 //

@@ -119,8 +119,11 @@ func writePlot(path string, runs []Result) error {
 			pts = append(pts, plot.Point{X: at, Y: float64(i + 1)})
 		}
 		name := "kube-controller-manager"
-		if r.Variant == Ours {
-			name = "ours (evictkit)"
+		switch r.Variant {
+		case Ours:
+			name = "ours (evictkit-controller-manager)"
+		case OursSplit:
+			name = "ours (two programs)"
 		}
 		c.Series = append(c.Series, plot.Series{Name: name, Points: pts, Step: true})
 	}

@@ -3,6 +3,9 @@ package scale
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,11 +49,17 @@ var clientFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
 // Variant says whose controllers a run starts.
 type Variant string
 
-// The two variants every scenario runs with.
+// The variants a scenario runs with: kube-controller-manager's
+// controllers, ours in one process (evictkit-controller-manager, one watch
+// and cache of pods and nodes, as kcm), and ours as two programs.
 const (
-	KCM  Variant = "kcm"
-	Ours Variant = "ours"
+	KCM       Variant = "kcm"
+	Ours      Variant = "ours"
+	OursSplit Variant = "ours-split"
 )
+
+// variants are the known variants, in the order they are described.
+var variants = []Variant{KCM, Ours, OursSplit}
 
 // Result is what one run of one scenario measured.
 type Result struct {
@@ -98,11 +107,19 @@ type runner struct {
 	obs    *observer
 	start  time.Time
 	nodes  []string // every node's name
+	// profile is the folder for ours' profiles ("": none); pprofAddr is
+	// where ours serves them.
+	profile   string
+	pprofAddr string
 }
 
 // run builds the cluster, starts the variant's controllers, runs sc and
 // measures it.
-func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant) Result {
+//
+// With profile set, ours serves Go's profiles, and the CPU profile of the
+// scenario (in 10-second pieces, which go tool pprof merges) and the heap
+// profile at its end are written to that folder.
+func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant, profile string) Result {
 	t.Helper()
 	res := Result{Scenario: sc.name, Variant: v, Shape: shape}
 	auditDir := t.TempDir()
@@ -121,7 +138,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{t: t, shape: shape, cp: cp, client: client}
+	r := &runner{t: t, shape: shape, cp: cp, client: client, profile: profile}
 	for i := range shape.Nodes {
 		r.nodes = append(r.nodes, shape.nodeName(i))
 	}
@@ -157,6 +174,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant)
 	affected := sc.affected(shape)
 	expected := sc.expect(shape, affected)
 	r.start = time.Now()
+	stopProfiling := r.profileCPU(ctx, sc.name+"-"+string(v))
 	if err := sc.act(ctx, r, affected); err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +184,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant)
 		res.Problems = append(res.Problems, fmt.Sprintf("the scenario did not end within %v", sc.bound(shape)))
 	}
 	time.Sleep(sc.settle)
+	stopProfiling()
 	after := usageOf(t, controllers)
 	lat1, err := scrapeLatency(ctx, client)
 	if err != nil {
@@ -236,6 +255,18 @@ func (r *runner) startControllers(v Variant) []*framework.Process {
 		}
 		return []*framework.Process{p}
 	case Ours:
+		bin, err := framework.BuildProgram("../..", "./cmd/evictkit-controller-manager", "evictkit-controller-manager")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append(slices.Clone(common), "--controllers=node-lifecycle-controller,taint-eviction-controller")
+		args = append(args, r.endpointFlags()...)
+		p, err := r.cp.Run("evictkit-controller-manager", bin, append(args, lifecycleFlags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*framework.Process{p}
+	case OursSplit:
 		var out []*framework.Process
 		for _, program := range []string{"node-lifecycle-controller", "taint-eviction-controller"} {
 			bin, err := framework.BuildProgram("../..", "./cmd/"+program, program)
@@ -385,4 +416,68 @@ func head(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// endpointFlags are our program's metrics flags: no endpoint, or with
+// r.profile one on a free local port that serves Go's profiles.
+func (r *runner) endpointFlags() []string {
+	if r.profile == "" {
+		return []string{"--metrics-bind-address=0"}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.pprofAddr = l.Addr().String()
+	if err := l.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	return []string{"--metrics-bind-address=" + r.pprofAddr, "--profiling"}
+}
+
+// profileCPU fetches CPU profiles of ours, 10 seconds each, into
+// r.profile as NAME-cpu-N.pb.gz until the returned function is called,
+// which then writes NAME-heap.pb.gz. Without a pprof address it does
+// nothing. A fetch that fails is logged, not fatal: profiles are a help,
+// not the measurement.
+func (r *runner) profileCPU(ctx context.Context, name string) (stop func()) {
+	if r.pprofAddr == "" {
+		return func() {}
+	}
+	fetch := func(ctx context.Context, path, file string) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.pprofAddr+path, nil)
+		if err == nil {
+			var resp *http.Response
+			if resp, err = http.DefaultClient.Do(req); err == nil {
+				var body []byte
+				body, err = io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				if err == nil && resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("%s: %s", path, resp.Status)
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(r.profile, file), body, 0o644)
+				}
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			r.t.Logf("profile %s: %v", file, err)
+		}
+	}
+	if err := os.MkdirAll(r.profile, 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			fetch(ctx, "/debug/pprof/profile?seconds=10", fmt.Sprintf("%s-cpu-%03d.pb.gz", name, i))
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		fetch(context.Background(), "/debug/pprof/heap", name+"-heap.pb.gz")
+	}
 }

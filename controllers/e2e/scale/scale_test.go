@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,8 @@ var (
 	nodesFlag     = flag.Int("nodes", 0, "nodes of the cluster; 0 skips TestScale (./scripts/scale sets it)")
 	podsFlag      = flag.Int("pods", 10, "pods per node")
 	scenariosFlag = flag.String("scenarios", "zone,flap,taint,all", "scenarios to run, comma-separated")
-	variantsFlag  = flag.String("variants", "kcm,ours", "whose controllers to run, comma-separated: kcm, ours")
+	variantsFlag  = flag.String("variants", "kcm,ours", "whose controllers to run, comma-separated: kcm, ours (one process), ours-split (two programs)")
+	profileFlag   = flag.String("profile", "", "folder for CPU and heap profiles of ours over each scenario; empty means none")
 	outFlag       = flag.String("out", "", "folder for results.json, summary.md and the plots; empty means none")
 )
 
@@ -25,7 +27,10 @@ func TestScale(t *testing.T) {
 	}
 	shape := Shape{Nodes: *nodesFlag, PodsPerNode: *podsFlag, Zones: 3}
 	names := strings.Split(*scenariosFlag, ",")
-	variants := strings.Split(*variantsFlag, ",")
+	var chosen []Variant
+	for v := range strings.SplitSeq(*variantsFlag, ",") {
+		chosen = append(chosen, Variant(v))
+	}
 	var results []Result
 	for _, name := range names {
 		sc, ok := scenarioNamed(name)
@@ -33,15 +38,14 @@ func TestScale(t *testing.T) {
 			t.Fatalf("no scenario %q; there are zone, flap, taint and all", name)
 		}
 		byVariant := map[Variant]Result{}
-		for _, v := range variants {
-			v := Variant(v)
-			if v != KCM && v != Ours {
-				t.Fatalf("no variant %q; there are kcm and ours", v)
+		for _, v := range chosen {
+			if !slices.Contains(variants, v) {
+				t.Fatalf("no variant %q; there are %v", v, variants)
 			}
 			t.Run(name+"/"+string(v), func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				res := run(ctx, t, shape, sc, v)
+				res := run(ctx, t, shape, sc, v, *profileFlag)
 				for _, p := range res.Problems {
 					t.Errorf("%s", p)
 				}
@@ -52,10 +56,11 @@ func TestScale(t *testing.T) {
 			})
 		}
 		ref, okRef := byVariant[KCM]
-		got, okGot := byVariant[Ours]
-		if okRef && okGot {
-			for _, p := range compare(ref, got) {
-				t.Errorf("%s: ours against kcm: %s", name, p)
+		for _, v := range []Variant{Ours, OursSplit} {
+			if got, ok := byVariant[v]; okRef && ok {
+				for _, p := range compare(ref, got) {
+					t.Errorf("%s: %s against kcm: %s", name, v, p)
+				}
 			}
 		}
 	}
