@@ -330,6 +330,22 @@ func (r *runner) awaitSoft(bound time.Duration, what string, cond func() (bool, 
 	}
 }
 
+// renewLeases renews the node Lease of each of nodes once, now.
+func (r *runner) renewLeases(ctx context.Context, nodes []string) error {
+	leases := r.client.CoordinationV1().Leases(v1.NamespaceNodeLease)
+	return parallel(64, len(nodes), func(i int) error {
+		l, err := leases.Get(ctx, nodes[i], metav1.GetOptions{})
+		if err == nil {
+			l.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+			_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return fmt.Errorf("scale: renewing the Lease of node %s: %w", nodes[i], err)
+		}
+		return nil
+	})
+}
+
 // setHeartbeat silences nodes (on=false) or brings them back (on=true).
 func (r *runner) setHeartbeat(ctx context.Context, nodes []string, on bool) error {
 	value := "off"
