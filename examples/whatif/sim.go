@@ -664,25 +664,19 @@ func (m *sim) stuckWhy(n *corev1.Node) string {
 // offset formats t as a duration after t0.
 func (m *sim) offset(t time.Time) string { return "t0" + formatOffset(t.Sub(m.t0)) }
 
-// evictReason explains an eviction decision, starting with "evicted".
+// evictReason explains an eviction decision d that NoExecuteDecision made
+// over nodeTaints, starting with "evicted": it names the taint that decided
+// ([tolerations.Decision.DecidingTaint]).
 func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
-	noExec := taints.OnlyNoExecute(nodeTaints)
+	t, _ := d.DecidingTaint(nodeTaints)
 	if d.Kind == tolerations.EvictNow {
-		t, _ := tolerations.FindUntolerated(noExec, pod.Spec.Tolerations, nil, opts)
 		return "evicted: does not tolerate " + shortTaint(t)
 	}
-	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
-	// Name the taint whose toleration sets the limit.
-	limit := 0
-	for i, tol := range used {
-		if tol.TolerationSeconds != nil && (used[limit].TolerationSeconds == nil || *tol.TolerationSeconds < *used[limit].TolerationSeconds) {
-			limit = i
-		}
-	}
-	if isDefaultToleration(used[limit]) {
+	// The toleration that sets the limit: the first one tolerating t.
+	if used, _ := tolerations.Matching([]corev1.Taint{t}, pod.Spec.Tolerations, opts); len(used) == 1 && isDefaultToleration(used[0]) {
 		return "evicted: default " + formatSeconds(d.Delay) + " toleration"
 	}
-	return "evicted: tolerates " + taintKey(noExec[limit]) + " " + formatSeconds(d.Delay)
+	return "evicted: tolerates " + taintKey(t) + " " + formatSeconds(d.Delay)
 }
 
 // stayReason explains, starting with "stays", why a pod tolerates the node's
