@@ -185,8 +185,7 @@ type ZoneStatus struct {
 // each zone's rate-limited NoExecute tainting queue and its rate, the lease circuit breaker's
 // recorded resourceVersion, and the nodes whose pods must be marked not ready again.
 //
-// A controller calls [Monitor.Pass] every MonitorPeriod, [Monitor.Drain] every 100 ms
-// (upstream NodeEvictionPeriod), [Monitor.PodBound] for each pod newly bound to a node
+// A controller calls [Monitor.Pass] every MonitorPeriod, [Monitor.Drain] every [DrainPeriod], [Monitor.PodBound] for each pod newly bound to a node
 // ([PodBindingChanged]), and applies [NoScheduleTaints] on every node add or update; the last
 // one keeps no state and is a plain function. Reads come in as arguments, API calls go through
 // the [API] given to [NewMonitor]; time is the now of each call.

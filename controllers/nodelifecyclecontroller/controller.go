@@ -39,10 +39,6 @@ const ControllerName = "node-lifecycle-controller"
 // controller adds (unless it is there already) to find a node's pods.
 const NodeNameIndex = podindex.NodeName
 
-// drainPeriod is upstream's NodeEvictionPeriod: how often the zone queues
-// are drained.
-const drainPeriod = 100 * time.Millisecond
-
 // Config is what New needs. Client, Nodes, Pods and Leases are required.
 type Config struct {
 	// Client writes node and pod status and node taints.
@@ -384,7 +380,7 @@ func podKeys(pods []*v1.Pod) []string {
 
 // drainLoop drains the zone queues every 100 ms until ctx ends.
 func (c *Controller) drainLoop(ctx context.Context) {
-	tick := c.cfg.Clock.NewTicker(drainPeriod)
+	tick := c.cfg.Clock.NewTicker(nodelifecycle.DrainPeriod)
 	defer tick.Stop()
 	lister := c.cfg.Nodes.Lister()
 	for {

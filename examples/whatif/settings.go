@@ -14,7 +14,7 @@ import (
 // minMonitorPeriod is the shortest --node-monitor-period whatif accepts: the
 // node lifecycle controller's tainting pass runs every 100 ms, so a monitor
 // pass more often than that is no cluster anyone runs.
-const minMonitorPeriod = taintLoopPeriod
+const minMonitorPeriod = nodelifecycle.DrainPeriod
 
 // settingFlags are the kube-controller-manager flags whatif takes, in the
 // order the model names them.

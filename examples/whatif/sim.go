@@ -21,10 +21,6 @@ import (
 	"github.com/evictkit/eviction/tolerations"
 )
 
-// taintLoopPeriod is how often the node lifecycle controller drains its zone
-// queues (upstream scheduler.NodeEvictionPeriod).
-const taintLoopPeriod = 100 * time.Millisecond
-
 // horizon bounds a simulation: past it, whatever is still queued is reported
 // as never happening.
 const horizon = 24 * time.Hour
@@ -262,7 +258,7 @@ func (m *sim) run() {
 		next := nextPass
 		switch {
 		case busy && m.everyTick:
-			next = earlier(next, t.Add(taintLoopPeriod))
+			next = earlier(next, t.Add(nodelifecycle.DrainPeriod))
 		case busy:
 			next = earlier(next, m.nextDrain(t))
 		}
@@ -309,11 +305,11 @@ func (m *sim) nextDrain(t time.Time) time.Time {
 		if q.Len == 0 || q.Rate <= 0 {
 			continue
 		}
-		at := t.Add(taintLoopPeriod)
+		at := t.Add(nodelifecycle.DrainPeriod)
 		if ok {
-			refill := sp.at.Add(time.Duration(float64(time.Second) / float64(sp.rate))).Add(-taintLoopPeriod)
-			if ticks := (refill.Sub(t) + taintLoopPeriod - 1) / taintLoopPeriod; ticks > 1 {
-				at = t.Add(ticks * taintLoopPeriod)
+			refill := sp.at.Add(time.Duration(float64(time.Second) / float64(sp.rate))).Add(-nodelifecycle.DrainPeriod)
+			if ticks := (refill.Sub(t) + nodelifecycle.DrainPeriod - 1) / nodelifecycle.DrainPeriod; ticks > 1 {
+				at = t.Add(ticks * nodelifecycle.DrainPeriod)
 			}
 		}
 		if next.IsZero() || at.Before(next) {
@@ -321,7 +317,7 @@ func (m *sim) nextDrain(t time.Time) time.Time {
 		}
 	}
 	if next.IsZero() {
-		return t.Add(taintLoopPeriod)
+		return t.Add(nodelifecycle.DrainPeriod)
 	}
 	return next
 }
