@@ -623,12 +623,19 @@ type QueueStatus struct {
 	// NextDue is the earliest time a waiting node may be handed out (the token bucket
 	// permitting); zero when the queue is empty.
 	NextDue time.Time
+	// NextToken is the earliest time, at or after the now given to [Monitor.Queues], at which
+	// the queue's token bucket holds a token ([timedqueue.RateLimited.NextToken]); zero when
+	// the queue is stopped or its bucket will not refill. A [Monitor.Drain] before it changes
+	// nothing in this queue; one at or after it, while nodes wait, draws the token: it hands
+	// out the first node if NextDue has come, and spends the token anyway if not.
+	NextToken time.Time
 }
 
-// Queues returns the [QueueStatus] of every zone queue, by zone key. It costs O(zones), where
-// [Monitor.Zones] lists every queued node in order: call it to decide whether a
-// [Monitor.Drain] may still do something.
-func (m *Monitor) Queues() map[string]QueueStatus {
+// Queues returns the [QueueStatus] of every zone queue at now, by zone key. It costs O(zones)
+// (each NextToken a binary search of about 60 steps over the bucket's arithmetic), where
+// [Monitor.Zones] lists every queued node in order: call it to decide whether, and when, a
+// [Monitor.Drain] may do something, instead of polling every [DrainPeriod].
+func (m *Monitor) Queues(now time.Time) map[string]QueueStatus {
 	m.qmu.Lock()
 	defer m.qmu.Unlock()
 	out := make(map[string]QueueStatus, len(m.queues))
@@ -636,6 +643,9 @@ func (m *Monitor) Queues() map[string]QueueStatus {
 		qs := QueueStatus{Len: q.Len(), Rate: q.QPS()}
 		if at, ok := q.NextDue(); ok {
 			qs.NextDue = at
+		}
+		if at, ok := q.NextToken(now); ok {
+			qs.NextToken = at
 		}
 		out[zone] = qs
 	}

@@ -242,7 +242,8 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	res, err := m.Pass(ctx, at(5*time.Second), api.input(nil))
 	require.NoError(t, err)
 	require.True(t, res.Nodes[0].Enqueued)
-	assert.Equal(t, QueueStatus{Len: 1, Rate: DefaultEvictionRate, NextDue: at(5 * time.Second)}, m.Queues()[":\x00:z"])
+	assert.Equal(t, QueueStatus{Len: 1, Rate: DefaultEvictionRate, NextDue: at(5 * time.Second), NextToken: at(5 * time.Second)},
+		m.Queues(at(5 * time.Second))[":\x00:z"], "a new zone's bucket holds a token")
 
 	api.failSwap = 1
 	ws, err := m.Drain(ctx, at(5*time.Second), get)
@@ -256,14 +257,24 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ws, "no token yet: one per 10 s at 0.1 nodes/s")
 
-	ws, err = m.Drain(ctx, at(15*time.Second), get)
+	// The next token comes 10 s after the one spent, less the rounding of
+	// float32(0.1) nodes/s; a Drain a nanosecond earlier does nothing.
+	next := m.Queues(at(6 * time.Second))[":\x00:z"].NextToken
+	assert.WithinRange(t, next, at(15*time.Second-time.Microsecond), at(15*time.Second))
+	ws, err = m.Drain(ctx, next.Add(-1), get)
+	require.NoError(t, err)
+	assert.Empty(t, ws, "a nanosecond before the next token")
+	ws, err = m.Drain(ctx, next, get)
 	require.NoError(t, err)
 	require.Len(t, ws, 1)
 	assert.Equal(t, []v1.Taint{taintNotReady()}, ws[0].Swap.Add)
 	queued, tomb = m.InQueue(":\x00:z", "n1")
 	assert.True(t, !queued && tomb)
 	assert.Equal(t, 2, api.swaps)
-	assert.Equal(t, map[string]QueueStatus{":\x00:z": {Rate: DefaultEvictionRate}}, m.Queues(), "a tombstone is not counted")
+	q := m.Queues(next)
+	assert.WithinRange(t, q[":\x00:z"].NextToken, next.Add(10*time.Second-time.Microsecond), next.Add(10*time.Second))
+	q[":\x00:z"] = QueueStatus{Len: q[":\x00:z"].Len, Rate: q[":\x00:z"].Rate}
+	assert.Equal(t, map[string]QueueStatus{":\x00:z": {Rate: DefaultEvictionRate}}, q, "a tombstone is not counted")
 }
 
 func taintNotReady() v1.Taint {

@@ -323,10 +323,10 @@ func (c *Controller) pass(ctx context.Context) {
 	}
 	if c.evictor != nil {
 		c.legacyPass(ctx, start, res)
-		c.cfg.Metrics.zones(res, c.evictor.Queues())
+		c.cfg.Metrics.zones(res, c.evictor.Queues(start))
 		return
 	}
-	c.cfg.Metrics.zones(res, c.monitor.Queues())
+	c.cfg.Metrics.zones(res, c.monitor.Queues(start))
 }
 
 // legacyPass carries out the legacy mode's part of a monitor pass: the
