@@ -76,7 +76,16 @@
 // ready again. Writes go through the [API] it was given, and every failed write is retried
 // the way upstream retries it: a status write up to [StatusAttempts] times in the pass on the
 // node read again, a queued taint at the next drain, pod marking at the next pass. Without an
-// API every write succeeds and the results list what to apply.
+// API every write succeeds and the results list what to apply. [Monitor.Queues] says when
+// each zone's queue can next hand out a node, so that a caller may sleep instead of draining
+// every [DrainPeriod].
+//
+// # Flags
+//
+// [Flags] binds kube-controller-manager's node lifecycle flags (--node-monitor-period,
+// --node-eviction-rate, …) to a flag.FlagSet with their names, defaults and help texts, and
+// [Flags.Config] checks them and turns them into a [Config]: the one definition that the
+// node-lifecycle-controller program and the whatif simulator share.
 //
 // # Differences from upstream
 //

@@ -25,9 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
@@ -59,14 +57,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet(nodelifecyclecontroller.ControllerName, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o.client.Register(fs, nodelifecyclecontroller.ControllerName)
-	s := &o.settings
-	fs.DurationVar(&s.MonitorPeriod, "node-monitor-period", 5*time.Second, "The period for syncing NodeStatus in NodeLifecycleController.")
-	fs.DurationVar(&s.MonitorGracePeriod, "node-monitor-grace-period", 50*time.Second, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy.")
-	fs.DurationVar(&s.StartupGracePeriod, "node-startup-grace-period", 60*time.Second, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
-	rate := fs.Float64("node-eviction-rate", 0.1, "Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.")
-	secondary := fs.Float64("secondary-node-eviction-rate", 0.01, "Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.")
-	large := fs.Int("large-cluster-size-threshold", 50, "Number of nodes from which the controller treats the cluster as large for the eviction logic purposes.")
-	unhealthy := fs.Float64("unhealthy-zone-threshold", 0.55, "Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy.")
+	var nf nodelifecycle.Flags
+	nf.Register(fs)
 	taintManager := fs.Bool("enable-taint-manager", true, "If false, run kube-controller-manager v1.26's legacy mode: no NoExecute taints; the controller deletes the pods of a node not ready for longer than --pod-eviction-timeout itself.")
 	timeout := fs.Duration("pod-eviction-timeout", legacy.DefaultPodEvictionTimeout, "The grace period for deleting pods on failed nodes (only with --enable-taint-manager=false).")
 	if err := command.Parse(fs, args, stderr); err != nil {
@@ -83,42 +75,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	} else {
 		o.legacy = &legacy.Config{PodEvictionTimeout: *timeout}
 	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{
-		{"node-monitor-period", s.MonitorPeriod},
-		{"node-monitor-grace-period", s.MonitorGracePeriod},
-		{"node-startup-grace-period", s.StartupGracePeriod},
-	} {
-		if d.v <= 0 {
-			return o, fmt.Errorf("--%s %v is not positive", d.flag, d.v)
-		}
+	settings, err := nf.Config()
+	if err != nil {
+		return o, err
 	}
-	// A rate of 0 stops evictions, as upstream's; a rate must fit a
-	// float32 (the library's type) as a finite number.
-	for _, r := range []struct {
-		flag string
-		v    float64
-	}{
-		{"node-eviction-rate", *rate},
-		{"secondary-node-eviction-rate", *secondary},
-	} {
-		if math.IsNaN(r.v) || r.v < 0 || r.v > math.MaxFloat32 {
-			return o, fmt.Errorf("--%s %v is not a rate (nodes per second, 0 or more)", r.flag, r.v)
-		}
-	}
-	// 0 would be read as the default by package nodelifecycle.
-	if *large <= 0 || *large > math.MaxInt32 {
-		return o, fmt.Errorf("--large-cluster-size-threshold %d is not a number of nodes (1 or more)", *large)
-	}
-	if math.IsNaN(*unhealthy) || *unhealthy <= 0 || *unhealthy > 1 {
-		return o, fmt.Errorf("--unhealthy-zone-threshold %v is not a fraction in (0, 1]", *unhealthy)
-	}
-	s.EvictionRate, s.StopEviction = float32(*rate), *rate == 0
-	s.SecondaryEvictionRate, s.StopSecondaryEviction = float32(*secondary), *secondary == 0
-	s.LargeClusterThreshold = int32(*large)
-	s.UnhealthyZoneThreshold = float32(*unhealthy)
+	o.settings = settings
 	return o, nil
 }
 
