@@ -5,10 +5,10 @@
 //
 //	m := nodelifecycle.NewMonitor(api, nodelifecycle.Config{}) // v1.37 defaults
 //	res, err := m.Pass(ctx, now, nodelifecycle.PassInput{Nodes: nodes, Lease: lease, Pods: pods}) // every 5 s
-//	record(res.Events)                                          // RegisteredNode, NodeNotReady, ... in upstream's order
-//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every 100 ms: the zone queues
+//	events.Record(recorder, res.Events...)                      // RegisteredNode, NodeNotReady, ... in upstream's order
+//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every DrainPeriod (100 ms): the zone queues
 //	add, remove := nodelifecycle.NoScheduleTaints(node)         // on every node add or update
-//	bound, err := m.PodBound(ctx, now, pod)                     // a pod newly bound to a node; record(bound.Events)
+//	bound, err := m.PodBound(ctx, now, pod)                     // a pod newly bound to a node; record bound.Events
 //
 // The pieces of a pass are pure functions over *v1.Node, *coordinationv1.Lease and time.Time
 // ([Evaluate], [NoExecuteAction], [HandleDisruption], …) for callers that run their own loop.

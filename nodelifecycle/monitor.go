@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/timedqueue"
 )
 
@@ -159,7 +160,7 @@ type PassResult struct {
 	// registered node, RemovingNode for each removed one, then node by node the node's
 	// NodeNotReady (when the pass turned it not ready and listed its pods) and the Warning
 	// NodeNotReady of each pod it marked or tried to mark.
-	Events []Event
+	Events []events.Event
 	// Taints are the NoExecute taint changes written this pass, in order.
 	Taints []TaintWrite
 	// Counts are this pass's zone counts.
@@ -569,10 +570,10 @@ func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (Pod
 	case apierrors.IsNotFound(err):
 		return PodBoundResult{}, nil
 	case err != nil:
-		return PodBoundResult{Events: []Event{PodNotReady(marked)}},
+		return PodBoundResult{Events: []events.Event{PodNotReady(marked)}},
 			fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
 	}
-	return PodBoundResult{Pod: marked, Events: []Event{PodNotReady(marked)}}, nil
+	return PodBoundResult{Pod: marked, Events: []events.Event{PodNotReady(marked)}}, nil
 }
 
 // PodBoundResult is what [Monitor.PodBound] did to a pod.
@@ -580,7 +581,7 @@ type PodBoundResult struct {
 	// Pod is the copy written, nil when none was.
 	Pod *v1.Pod
 	// Events are the events to record.
-	Events []Event
+	Events []events.Event
 }
 
 // Probe returns the state saved for a node (upstream nodeHealthMap), and whether there is one.

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"pgregory.net/rapid"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/taints"
 )
 
@@ -428,12 +429,12 @@ func TestMonitorPodBound(t *testing.T) {
 	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.ErrorIs(t, err, errAPI)
 	assert.Nil(t, got.Pod, "not written")
-	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events, "upstream records the event after a failed write too")
+	assert.Equal(t, []events.Event{PodNotReady(pod)}, got.Events, "upstream records the event after a failed write too")
 	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.NoError(t, err)
 	require.NotNil(t, got.Pod)
 	assert.Equal(t, v1.ConditionFalse, podReady(got.Pod))
-	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events)
+	assert.Equal(t, []events.Event{PodNotReady(pod)}, got.Events)
 	api.gone = map[string]bool{"p": true}
 	got, err = m.PodBound(ctx, at(57*time.Second), pod)
 	require.NoError(t, err, "a pod gone meanwhile is no error")
@@ -609,7 +610,7 @@ func TestMonitorPassEvents(t *testing.T) {
 	require.NoError(t, err)
 	n1, n2, n3 := api.nodes["n1"], api.nodes["n2"], api.nodes["n3"]
 	assert.Equal(t, []NodeRef{{"n1", n1.UID}, {"n2", n2.UID}, {"n3", n3.UID}}, res.Registered)
-	assert.Equal(t, []Event{RegisteredNode("n1", n1.UID), RegisteredNode("n2", n2.UID), RegisteredNode("n3", n3.UID)}, res.Events)
+	assert.Equal(t, []events.Event{RegisteredNode("n1", n1.UID), RegisteredNode("n2", n2.UID), RegisteredNode("n3", n3.UID)}, res.Events)
 
 	for _, name := range []string{"a", "b", "c"} {
 		api.pods[name] = readyPod(name, "n1")
@@ -626,8 +627,8 @@ func TestMonitorPassEvents(t *testing.T) {
 	require.GreaterOrEqual(t, len(res.Events), 6)
 	assert.Equal(t, RemovingNode("n3", n3.UID), res.Events[0])
 	assert.Equal(t, NodeNotReady("n1", n1.UID), res.Events[1])
-	assert.ElementsMatch(t, []Event{PodNotReady(api.pods["a"]), PodNotReady(api.pods["c"])}, res.Events[2:4], "b is gone: no event")
-	assert.Equal(t, []Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
+	assert.ElementsMatch(t, []events.Event{PodNotReady(api.pods["a"]), PodNotReady(api.pods["c"])}, res.Events[2:4], "b is gone: no event")
+	assert.Equal(t, []events.Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
 	assert.Len(t, res.Nodes[0].PodsNotReady, 1, "one write of a and c failed, b is gone")
 }
 

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -126,7 +127,7 @@ type Result struct {
 	// Events are the [Cancelling] events of the handler calls since the
 	// last Step, in order. (A [Marking] event belongs to an eviction's
 	// first attempt: see [Eviction].)
-	Events []Event
+	Events []events.Event
 	// Outcomes are the decisions of the handler calls since the last Step,
 	// in order, with [Options.Outcomes] only.
 	Outcomes []Outcome
@@ -151,7 +152,7 @@ type Controller struct {
 	outcomes bool
 	sched    timedqueue.Schedule[types.NamespacedName, evictMeta]
 	tainted  map[string]*taintedNode // node → its NoExecute taints, for tainted nodes only
-	events   []Event
+	events   []events.Event
 	observed []Outcome
 	warmed   uintptr // what warm returned, kept so that its loads are made
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/controllers/internal/podindex"
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/nodelifecycle"
 	"github.com/evictkit/eviction/nodelifecycle/legacy"
 )
@@ -310,7 +311,7 @@ func (c *Controller) pass(ctx context.Context) {
 	if err != nil {
 		c.cfg.Logger.Error("monitor pass", "err", err)
 	}
-	recordEvents(c.api.recorder, res.Events)
+	events.Record(c.api.recorder, res.Events...)
 	for _, tw := range res.Taints {
 		if tw.Err == nil {
 			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
@@ -363,7 +364,7 @@ func (c *Controller) deletePods(ctx context.Context, a *api, pods []*v1.Pod, nod
 		return fmt.Errorf("node lifecycle: listing DaemonSets: %w", err)
 	}
 	d, err := legacy.DeletePods(ctx, a, pods, node, uid, legacy.NewDaemonSets(dsList))
-	recordEvents(c.api.recorder, d.Events)
+	events.Record(c.api.recorder, d.Events...)
 	if len(d.Deleted) > 0 {
 		c.cfg.Logger.Info("pods deleted", "node", node, "pods", podKeys(d.Deleted))
 	}
@@ -506,7 +507,7 @@ func (c *Controller) podBound(ctx context.Context, key string) bool {
 		return false
 	}
 	res, err := c.monitor.PodBound(ctx, now, pod)
-	recordEvents(c.api.recorder, res.Events)
+	events.Record(c.api.recorder, res.Events...)
 	if err != nil {
 		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
 		return false
