@@ -67,6 +67,13 @@
 //     limits (sidecars, pod-level resources, overhead, in-place resize) and
 //     its priority.
 //
+// Shared by the controller cores (tainteviction, nodelifecycle,
+// devicetaints):
+//
+//   - [github.com/evictkit/eviction/events]: the Kubernetes Events a core
+//     returns as values (object, type, reason, message) and hands to an
+//     event recorder with Record.
+//
 // The programs built on these packages (drop-in controllers for
 // kube-controller-manager's node lifecycle and taint-eviction controllers,
 // and a kubelet-side pressure evictor) live in the separate module

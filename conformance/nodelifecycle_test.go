@@ -121,6 +121,14 @@ func upstreamZoneController(s zoneSettings) *nodelifecycle.Controller {
 	return nodelifecycle.ZoneStateController(s.unhealthyZoneThreshold, s.evictionRate, s.secondaryEvictionRate, s.largeClusterThreshold)
 }
 
+// TestDrainPeriod: the zone queues are drained as often as upstream drains
+// them.
+func TestDrainPeriod(t *testing.T) {
+	if ours.DrainPeriod != nodescheduler.NodeEvictionPeriod {
+		t.Errorf("DrainPeriod = %v, upstream's NodeEvictionPeriod = %v", ours.DrainPeriod, nodescheduler.NodeEvictionPeriod)
+	}
+}
+
 func TestComputeZoneState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		up, cfg := zoneConfig(t)

@@ -25,6 +25,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/evictkit/eviction/conformance/internal/gen"
+	"github.com/evictkit/eviction/events"
 	tecore "github.com/evictkit/eviction/tainteviction"
 )
 
@@ -344,7 +345,7 @@ func runOurTaintEviction(t tester, steps []teStep) [][]string {
 	trace := &teTrace{start: now}
 	w := &teWorld{pods: map[string]*v1.Pod{}, nodes: map[string]*v1.Node{}}
 	c := tecore.New(tecore.PodListerFunc(func(node string) ([]*v1.Pod, error) { return w.podsOn(node), nil }), tecore.Options{})
-	event := func(e tecore.Event) {
+	event := func(e events.Event) {
 		trace.add(now, fmt.Sprintf("event %s %s %s/%s %s: %s", e.Type, e.Object.Kind, e.Object.Namespace, e.Object.Name, e.Reason, e.Message))
 	}
 	var deleted []string

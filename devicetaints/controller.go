@@ -11,6 +11,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/events"
 )
 
 // Controller is the device-taint eviction controller's core: the objects
@@ -38,7 +40,7 @@ type Controller struct {
 	evicted  map[types.UID]struct{} // pods evicted (until their deletion)
 	work     map[ruleRef]*ruleWork
 	pending  []pendingRule
-	events   []Event
+	events   []events.Event
 	scratchR []ruleRef
 }
 
@@ -147,7 +149,7 @@ type Result struct {
 	Evictions []Eviction
 	// Events are the [Cancelling] events recorded by the handlers since
 	// the last Step, in order.
-	Events []Event
+	Events []events.Event
 	// Next is when to call Step again at the latest (unless a handler or
 	// a report comes first); zero if nothing is scheduled.
 	Next time.Time

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/internal/podcondition"
 )
 
@@ -32,35 +33,25 @@ const (
 	RuleStatusPeriod = 10 * time.Second
 )
 
-// Event is an event as upstream's controller records it through its
-// EventRecorder; the recorder adds the source component ([DefaultName])
-// and the timestamps.
-type Event struct {
-	// Object refers to the pod: APIVersion "v1", Kind "Pod", its
-	// namespace, name and UID.
-	Object v1.ObjectReference
-	// Type is always v1.EventTypeNormal.
-	Type string
-	// Reason is always [EventReason].
-	Reason string
-	// Message is "Marking for deletion" or "Cancelling deletion".
-	Message string
-}
-
 // Marking returns the event upstream records when it is about to delete a
-// pod that it found, with the expected UID and not yet being deleted.
-func Marking(pod types.NamespacedName, uid types.UID) Event {
+// pod that it found, with the expected UID and not yet being deleted,
+// through its EventRecorder (the recorder adds the source component,
+// [DefaultName], and the timestamps): Normal, [EventReason], "Marking for
+// deletion", about the pod (APIVersion "v1", Kind "Pod", its namespace,
+// name and UID).
+func Marking(pod types.NamespacedName, uid types.UID) events.Event {
 	return podEvent(pod, uid, "Marking for deletion")
 }
 
 // Cancelling returns the event upstream records when a pod that was to be
-// evicted no longer is.
-func Cancelling(pod types.NamespacedName, uid types.UID) Event {
+// evicted no longer is: as [Marking], with the message "Cancelling
+// deletion".
+func Cancelling(pod types.NamespacedName, uid types.UID) events.Event {
 	return podEvent(pod, uid, "Cancelling deletion")
 }
 
-func podEvent(pod types.NamespacedName, uid types.UID, msg string) Event {
-	return Event{
+func podEvent(pod types.NamespacedName, uid types.UID, msg string) events.Event {
+	return events.Event{
 		Object:  v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: uid},
 		Type:    v1.EventTypeNormal,
 		Reason:  EventReason,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/evictkit/eviction/devicetaints"
+	"github.com/evictkit/eviction/events"
 )
 
 func TestDisruptedStatus(t *testing.T) {
@@ -39,7 +40,7 @@ func TestDisruptedStatus(t *testing.T) {
 
 func TestEvents(t *testing.T) {
 	pod := types.NamespacedName{Namespace: "ns", Name: "p"}
-	assert.Equal(t, devicetaints.Event{
+	assert.Equal(t, events.Event{
 		Object: v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "p", UID: "u"},
 		Type:   v1.EventTypeNormal, Reason: "DeviceTaintManagerEviction", Message: "Marking for deletion",
 	}, devicetaints.Marking(pod, "u"))

@@ -13,6 +13,12 @@ const (
 	DefaultUnhealthyZoneThreshold = float32(0.55)
 )
 
+// DrainPeriod is how often the node lifecycle controller drains its zone queues, each draining
+// a [Monitor.Drain]: upstream's NodeEvictionPeriod, a constant there too (no flag sets it).
+// A zone queue hands out at most one node per token of its bucket, so at the default
+// eviction rate of 0.1 nodes per second most drains hand out nothing.
+const DrainPeriod = 100 * time.Millisecond
+
 // Config holds the node lifecycle controller's settings. The zero Config is
 // kube-controller-manager v1.37.2's defaults: a zero field means its Default constant, and the
 // settings whose upstream default is "on" or non-zero have an explicit field to turn them off

@@ -5,10 +5,10 @@
 //
 //	m := nodelifecycle.NewMonitor(api, nodelifecycle.Config{}) // v1.37 defaults
 //	res, err := m.Pass(ctx, now, nodelifecycle.PassInput{Nodes: nodes, Lease: lease, Pods: pods}) // every 5 s
-//	record(res.Events)                                          // RegisteredNode, NodeNotReady, ... in upstream's order
-//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every 100 ms: the zone queues
+//	events.Record(recorder, res.Events...)                      // RegisteredNode, NodeNotReady, ... in upstream's order
+//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every DrainPeriod (100 ms): the zone queues
 //	add, remove := nodelifecycle.NoScheduleTaints(node)         // on every node add or update
-//	bound, err := m.PodBound(ctx, now, pod)                     // a pod newly bound to a node; record(bound.Events)
+//	bound, err := m.PodBound(ctx, now, pod)                     // a pod newly bound to a node; record bound.Events
 //
 // The pieces of a pass are pure functions over *v1.Node, *coordinationv1.Lease and time.Time
 // ([Evaluate], [NoExecuteAction], [HandleDisruption], …) for callers that run their own loop.
@@ -76,7 +76,16 @@
 // ready again. Writes go through the [API] it was given, and every failed write is retried
 // the way upstream retries it: a status write up to [StatusAttempts] times in the pass on the
 // node read again, a queued taint at the next drain, pod marking at the next pass. Without an
-// API every write succeeds and the results list what to apply.
+// API every write succeeds and the results list what to apply. [Monitor.Queues] says when
+// each zone's queue can next hand out a node, so that a caller may sleep instead of draining
+// every [DrainPeriod].
+//
+// # Flags
+//
+// [Flags] binds kube-controller-manager's node lifecycle flags (--node-monitor-period,
+// --node-eviction-rate, …) to a flag.FlagSet with their names, defaults and help texts, and
+// [Flags.Config] checks them and turns them into a [Config]: the one definition that the
+// node-lifecycle-controller program and the whatif simulator share.
 //
 // # Differences from upstream
 //

@@ -3,6 +3,8 @@ package nodelifecycle
 import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/events"
 )
 
 // The reasons of the events the node lifecycle controller records, upstream's.
@@ -18,41 +20,28 @@ const (
 	ReasonNodeNotReady = "NodeNotReady"
 )
 
-// Event is an event the node lifecycle controller records, as a value: a controller hands it
-// to its event recorder (client-go's record.EventRecorder.Event(object, type, reason,
-// message)), a simulation prints it.
-type Event struct {
-	// Object is what the event is about: the Node (APIVersion "v1", Kind "Node", its name and
-	// UID, as upstream's node events carry) or the Pod (its kind, namespace, name, UID and
-	// resourceVersion, as a recorder builds from the pod object).
-	Object v1.ObjectReference
-	// Type is v1.EventTypeNormal or v1.EventTypeWarning.
-	Type string
-	// Reason is one of the Reason constants.
-	Reason string
-	// Message is upstream's text.
-	Message string
-}
-
-// RegisteredNode is the event of a node a pass lists for the first time.
-func RegisteredNode(name string, uid types.UID) Event {
+// RegisteredNode is the event of a node a pass lists for the first time. The node events
+// (RegisteredNode, RemovingNode, NodeNotReady) are about the Node as upstream's carry it:
+// APIVersion "v1", Kind "Node", its name and UID.
+func RegisteredNode(name string, uid types.UID) events.Event {
 	return nodeEvent(name, uid, v1.EventTypeNormal, ReasonRegisteredNode, "Node "+name+" event: Registered Node "+name+" in Controller")
 }
 
 // RemovingNode is the event of a node listed by the previous pass and gone from this one.
-func RemovingNode(name string, uid types.UID) Event {
+func RemovingNode(name string, uid types.UID) events.Event {
 	return nodeEvent(name, uid, v1.EventTypeNormal, ReasonRemovingNode, "Node "+name+" event: Removing Node "+name+" from Controller")
 }
 
 // NodeNotReady is the event of a node the pass turned not ready.
-func NodeNotReady(name string, uid types.UID) Event {
+func NodeNotReady(name string, uid types.UID) events.Event {
 	return nodeEvent(name, uid, v1.EventTypeNormal, ReasonNodeNotReady, "Node "+name+" status is now: "+ReasonNodeNotReady)
 }
 
 // PodNotReady is the Warning event on a pod the controller marked, or tried to mark, not
-// ready.
-func PodNotReady(pod *v1.Pod) Event {
-	return Event{
+// ready. It is about the Pod as a recorder refers to the pod object: its kind, namespace,
+// name, UID and resourceVersion.
+func PodNotReady(pod *v1.Pod) events.Event {
+	return events.Event{
 		Object: v1.ObjectReference{
 			APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name,
 			UID: pod.UID, ResourceVersion: pod.ResourceVersion,
@@ -61,8 +50,8 @@ func PodNotReady(pod *v1.Pod) Event {
 	}
 }
 
-func nodeEvent(name string, uid types.UID, typ, reason, msg string) Event {
-	return Event{
+func nodeEvent(name string, uid types.UID, typ, reason, msg string) events.Event {
+	return events.Event{
 		Object: v1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: name, UID: uid},
 		Type:   typ, Reason: reason, Message: msg,
 	}

@@ -2,6 +2,7 @@ package nodelifecycle_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -187,4 +188,23 @@ func ExampleMonitor() {
 	// t0+55s: n1 queued
 	// t0+55s: n1 tainted node.kubernetes.io/unreachable:NoExecute (Queued)
 	// zone: Normal
+}
+
+// A program takes kube-controller-manager's node lifecycle flags, with their names, defaults
+// and help texts, and turns them into a Config; a value that makes no sense is one line
+// naming the flag.
+func ExampleFlags() {
+	var f nodelifecycle.Flags
+	fs := flag.NewFlagSet("node-lifecycle-controller", flag.ContinueOnError)
+	f.Register(fs)
+	_ = fs.Parse([]string{"--node-monitor-grace-period=40s", "--node-eviction-rate=0"})
+	cfg, err := f.Config()
+	fmt.Println(cfg.MonitorGracePeriod, cfg.StopEviction, cfg.LargeClusterThreshold, err)
+
+	_ = fs.Parse([]string{"--unhealthy-zone-threshold=1.5"})
+	_, err = f.Config()
+	fmt.Println(err)
+	// Output:
+	// 40s true 50 <nil>
+	// --unhealthy-zone-threshold 1.5 is not a fraction in (0, 1]
 }

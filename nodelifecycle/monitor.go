@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/timedqueue"
 )
 
@@ -159,7 +160,7 @@ type PassResult struct {
 	// registered node, RemovingNode for each removed one, then node by node the node's
 	// NodeNotReady (when the pass turned it not ready and listed its pods) and the Warning
 	// NodeNotReady of each pod it marked or tried to mark.
-	Events []Event
+	Events []events.Event
 	// Taints are the NoExecute taint changes written this pass, in order.
 	Taints []TaintWrite
 	// Counts are this pass's zone counts.
@@ -185,8 +186,7 @@ type ZoneStatus struct {
 // each zone's rate-limited NoExecute tainting queue and its rate, the lease circuit breaker's
 // recorded resourceVersion, and the nodes whose pods must be marked not ready again.
 //
-// A controller calls [Monitor.Pass] every MonitorPeriod, [Monitor.Drain] every 100 ms
-// (upstream NodeEvictionPeriod), [Monitor.PodBound] for each pod newly bound to a node
+// A controller calls [Monitor.Pass] every MonitorPeriod, [Monitor.Drain] every [DrainPeriod], [Monitor.PodBound] for each pod newly bound to a node
 // ([PodBindingChanged]), and applies [NoScheduleTaints] on every node add or update; the last
 // one keeps no state and is a plain function. Reads come in as arguments, API calls go through
 // the [API] given to [NewMonitor]; time is the now of each call.
@@ -570,10 +570,10 @@ func (m *Monitor) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (Pod
 	case apierrors.IsNotFound(err):
 		return PodBoundResult{}, nil
 	case err != nil:
-		return PodBoundResult{Events: []Event{PodNotReady(marked)}},
+		return PodBoundResult{Events: []events.Event{PodNotReady(marked)}},
 			fmt.Errorf("nodelifecycle: pod %s/%s on node %q: marking it not ready: %w: %w", pod.Namespace, pod.Name, pod.Spec.NodeName, ErrCallFailed, err)
 	}
-	return PodBoundResult{Pod: marked, Events: []Event{PodNotReady(marked)}}, nil
+	return PodBoundResult{Pod: marked, Events: []events.Event{PodNotReady(marked)}}, nil
 }
 
 // PodBoundResult is what [Monitor.PodBound] did to a pod.
@@ -581,7 +581,7 @@ type PodBoundResult struct {
 	// Pod is the copy written, nil when none was.
 	Pod *v1.Pod
 	// Events are the events to record.
-	Events []Event
+	Events []events.Event
 }
 
 // Probe returns the state saved for a node (upstream nodeHealthMap), and whether there is one.
@@ -624,12 +624,19 @@ type QueueStatus struct {
 	// NextDue is the earliest time a waiting node may be handed out (the token bucket
 	// permitting); zero when the queue is empty.
 	NextDue time.Time
+	// NextToken is the earliest time, at or after the now given to [Monitor.Queues], at which
+	// the queue's token bucket holds a token ([timedqueue.RateLimited.NextToken]); zero when
+	// the queue is stopped or its bucket will not refill. A [Monitor.Drain] before it changes
+	// nothing in this queue; one at or after it, while nodes wait, draws the token: it hands
+	// out the first node if NextDue has come, and spends the token anyway if not.
+	NextToken time.Time
 }
 
-// Queues returns the [QueueStatus] of every zone queue, by zone key. It costs O(zones), where
-// [Monitor.Zones] lists every queued node in order: call it to decide whether a
-// [Monitor.Drain] may still do something.
-func (m *Monitor) Queues() map[string]QueueStatus {
+// Queues returns the [QueueStatus] of every zone queue at now, by zone key. It costs O(zones)
+// (each NextToken a binary search of about 60 steps over the bucket's arithmetic), where
+// [Monitor.Zones] lists every queued node in order: call it to decide whether, and when, a
+// [Monitor.Drain] may do something, instead of polling every [DrainPeriod].
+func (m *Monitor) Queues(now time.Time) map[string]QueueStatus {
 	m.qmu.Lock()
 	defer m.qmu.Unlock()
 	out := make(map[string]QueueStatus, len(m.queues))
@@ -637,6 +644,9 @@ func (m *Monitor) Queues() map[string]QueueStatus {
 		qs := QueueStatus{Len: q.Len(), Rate: q.QPS()}
 		if at, ok := q.NextDue(); ok {
 			qs.NextDue = at
+		}
+		if at, ok := q.NextToken(now); ok {
+			qs.NextToken = at
 		}
 		out[zone] = qs
 	}

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"pgregory.net/rapid"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/taints"
 )
 
@@ -242,7 +243,8 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	res, err := m.Pass(ctx, at(5*time.Second), api.input(nil))
 	require.NoError(t, err)
 	require.True(t, res.Nodes[0].Enqueued)
-	assert.Equal(t, QueueStatus{Len: 1, Rate: DefaultEvictionRate, NextDue: at(5 * time.Second)}, m.Queues()[":\x00:z"])
+	assert.Equal(t, QueueStatus{Len: 1, Rate: DefaultEvictionRate, NextDue: at(5 * time.Second), NextToken: at(5 * time.Second)},
+		m.Queues(at(5 * time.Second))[":\x00:z"], "a new zone's bucket holds a token")
 
 	api.failSwap = 1
 	ws, err := m.Drain(ctx, at(5*time.Second), get)
@@ -256,14 +258,24 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ws, "no token yet: one per 10 s at 0.1 nodes/s")
 
-	ws, err = m.Drain(ctx, at(15*time.Second), get)
+	// The next token comes 10 s after the one spent, less the rounding of
+	// float32(0.1) nodes/s; a Drain a nanosecond earlier does nothing.
+	next := m.Queues(at(6 * time.Second))[":\x00:z"].NextToken
+	assert.WithinRange(t, next, at(15*time.Second-time.Microsecond), at(15*time.Second))
+	ws, err = m.Drain(ctx, next.Add(-1), get)
+	require.NoError(t, err)
+	assert.Empty(t, ws, "a nanosecond before the next token")
+	ws, err = m.Drain(ctx, next, get)
 	require.NoError(t, err)
 	require.Len(t, ws, 1)
 	assert.Equal(t, []v1.Taint{taintNotReady()}, ws[0].Swap.Add)
 	queued, tomb = m.InQueue(":\x00:z", "n1")
 	assert.True(t, !queued && tomb)
 	assert.Equal(t, 2, api.swaps)
-	assert.Equal(t, map[string]QueueStatus{":\x00:z": {Rate: DefaultEvictionRate}}, m.Queues(), "a tombstone is not counted")
+	q := m.Queues(next)
+	assert.WithinRange(t, q[":\x00:z"].NextToken, next.Add(10*time.Second-time.Microsecond), next.Add(10*time.Second))
+	q[":\x00:z"] = QueueStatus{Len: q[":\x00:z"].Len, Rate: q[":\x00:z"].Rate}
+	assert.Equal(t, map[string]QueueStatus{":\x00:z": {Rate: DefaultEvictionRate}}, q, "a tombstone is not counted")
 }
 
 func taintNotReady() v1.Taint {
@@ -417,12 +429,12 @@ func TestMonitorPodBound(t *testing.T) {
 	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.ErrorIs(t, err, errAPI)
 	assert.Nil(t, got.Pod, "not written")
-	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events, "upstream records the event after a failed write too")
+	assert.Equal(t, []events.Event{PodNotReady(pod)}, got.Events, "upstream records the event after a failed write too")
 	got, err = m.PodBound(ctx, at(56*time.Second), pod)
 	require.NoError(t, err)
 	require.NotNil(t, got.Pod)
 	assert.Equal(t, v1.ConditionFalse, podReady(got.Pod))
-	assert.Equal(t, []Event{PodNotReady(pod)}, got.Events)
+	assert.Equal(t, []events.Event{PodNotReady(pod)}, got.Events)
 	api.gone = map[string]bool{"p": true}
 	got, err = m.PodBound(ctx, at(57*time.Second), pod)
 	require.NoError(t, err, "a pod gone meanwhile is no error")
@@ -598,7 +610,7 @@ func TestMonitorPassEvents(t *testing.T) {
 	require.NoError(t, err)
 	n1, n2, n3 := api.nodes["n1"], api.nodes["n2"], api.nodes["n3"]
 	assert.Equal(t, []NodeRef{{"n1", n1.UID}, {"n2", n2.UID}, {"n3", n3.UID}}, res.Registered)
-	assert.Equal(t, []Event{RegisteredNode("n1", n1.UID), RegisteredNode("n2", n2.UID), RegisteredNode("n3", n3.UID)}, res.Events)
+	assert.Equal(t, []events.Event{RegisteredNode("n1", n1.UID), RegisteredNode("n2", n2.UID), RegisteredNode("n3", n3.UID)}, res.Events)
 
 	for _, name := range []string{"a", "b", "c"} {
 		api.pods[name] = readyPod(name, "n1")
@@ -615,8 +627,8 @@ func TestMonitorPassEvents(t *testing.T) {
 	require.GreaterOrEqual(t, len(res.Events), 6)
 	assert.Equal(t, RemovingNode("n3", n3.UID), res.Events[0])
 	assert.Equal(t, NodeNotReady("n1", n1.UID), res.Events[1])
-	assert.ElementsMatch(t, []Event{PodNotReady(api.pods["a"]), PodNotReady(api.pods["c"])}, res.Events[2:4], "b is gone: no event")
-	assert.Equal(t, []Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
+	assert.ElementsMatch(t, []events.Event{PodNotReady(api.pods["a"]), PodNotReady(api.pods["c"])}, res.Events[2:4], "b is gone: no event")
+	assert.Equal(t, []events.Event{NodeNotReady("n2", n2.UID), PodNotReady(api.pods["d"])}, res.Events[4:])
 	assert.Len(t, res.Nodes[0].PodsNotReady, 1, "one write of a and c failed, b is gone")
 }
 

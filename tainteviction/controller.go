@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/taints"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -65,7 +66,7 @@ type Eviction struct {
 	FireAt time.Time
 	// Taint is the NoExecute taint that caused the eviction: the first one
 	// the pod does not tolerate, or else the first one whose toleration ran
-	// out first.
+	// out first (the decision's [tolerations.Decision.DecidingTaint]).
 	Taint v1.Taint
 	// Attempts counts the attempts of this eviction that failed before
 	// this one (see [Controller.Retry]); 0 on the first.
@@ -126,7 +127,7 @@ type Result struct {
 	// Events are the [Cancelling] events of the handler calls since the
 	// last Step, in order. (A [Marking] event belongs to an eviction's
 	// first attempt: see [Eviction].)
-	Events []Event
+	Events []events.Event
 	// Outcomes are the decisions of the handler calls since the last Step,
 	// in order, with [Options.Outcomes] only.
 	Outcomes []Outcome
@@ -151,7 +152,7 @@ type Controller struct {
 	outcomes bool
 	sched    timedqueue.Schedule[types.NamespacedName, evictMeta]
 	tainted  map[string]*taintedNode // node → its NoExecute taints, for tainted nodes only
-	events   []Event
+	events   []events.Event
 	observed []Outcome
 	warmed   uintptr // what warm returned, kept so that its loads are made
 }
@@ -360,9 +361,9 @@ func (c *Controller) decide(pod *v1.Pod, tn *taintedNode, now time.Time) {
 	if a.Cancel && queued {
 		cancelled = e.Cancel()
 	}
-	why := int32(-1)
-	if a.Add || c.outcomes {
-		why = cause(noExec, pod.Spec.Tolerations, d, c.opts)
+	why := int32(-1) // the deciding taint, an index into noExec
+	if d.Kind != tolerations.Never {
+		why = d.TaintIndex
 	}
 	if a.Add {
 		added = e.Add(evictMeta{uid: pod.UID, cause: tn.cause(why)}, a.CreatedAt, a.FireAt)
@@ -373,9 +374,7 @@ func (c *Controller) decide(pod *v1.Pod, tn *taintedNode, now time.Time) {
 			before := s
 			o.Before = &before
 		}
-		if why >= 0 && d.Kind != tolerations.Never {
-			o.Taint = noExec[why]
-		}
+		o.Taint, _ = d.DecidingTaint(noExec)
 		c.observed = append(c.observed, o)
 	}
 	if cancelled {
@@ -393,31 +392,6 @@ func (c *Controller) cancel(key types.NamespacedName, node string, now time.Time
 		c.observed = append(c.observed, Outcome{Pod: key, Node: node, At: now, Cancelled: true, Action: Action{Cancel: true}})
 	}
 	c.events = append(c.events, Cancelling(key))
-}
-
-// cause returns the index of the taint behind decision d: the first
-// untolerated NoExecute taint, or the first whose first tolerating
-// toleration has the smallest seconds; -1 when noExec is empty.
-func cause(noExec []v1.Taint, tols []v1.Toleration, d tolerations.Decision, opts tolerations.Options) int32 {
-	best := int32(-1)
-	bestSec := int64(0)
-	for i := range noExec {
-		t := &noExec[i]
-		j := slices.IndexFunc(tols, func(tol v1.Toleration) bool { return tolerations.Tolerates(&tol, t, opts) })
-		if j < 0 {
-			return int32(i)
-		}
-		if d.Kind != tolerations.EvictAfter || tols[j].TolerationSeconds == nil {
-			continue
-		}
-		if s := max(*tols[j].TolerationSeconds, 0); best < 0 || s < bestSec {
-			best, bestSec = int32(i), s
-		}
-	}
-	if best < 0 && len(noExec) > 0 {
-		best = 0
-	}
-	return best
 }
 
 // Step hands out the evictions due at now (each is then running until it

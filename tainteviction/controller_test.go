@@ -11,6 +11,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/evictkit/eviction/events"
 )
 
 // fixture drives a controller as an adapter would, on a clock of its own
@@ -40,7 +42,7 @@ func (f *fixture) pod(name, node string, tols ...v1.Toleration) *v1.Pod {
 	return p
 }
 
-func (f *fixture) record(e Event) {
+func (f *fixture) record(e events.Event) {
 	f.events = append(f.events, fmt.Sprintf("%v %s", f.now.Sub(t0), e.Message))
 }
 
@@ -323,7 +325,7 @@ func TestDisruptedStatus(t *testing.T) {
 
 func TestEvents(t *testing.T) {
 	k := types.NamespacedName{Namespace: "ns", Name: "p"}
-	want := Event{Object: v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "p"},
+	want := events.Event{Object: v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "p"},
 		Type: v1.EventTypeNormal, Reason: "TaintManagerEviction", Message: "Marking for deletion Pod ns/p"}
 	assert.Equal(t, want, Marking(k))
 	want.Message = "Cancelling deletion of Pod ns/p"

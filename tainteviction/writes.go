@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/internal/podcondition"
 )
 
@@ -21,35 +22,24 @@ const (
 	ConditionMessage = "Taint manager: deleting due to NoExecute taint"
 )
 
-// Event is an event as upstream's controller records it through its
-// EventRecorder (Eventf on a reference to the pod); the recorder adds the
-// source component (the controller's name) and the timestamps.
-type Event struct {
-	// Object refers to the pod: APIVersion "v1", Kind "Pod", its namespace
-	// and name (no UID).
-	Object v1.ObjectReference
-	// Type is always v1.EventTypeNormal.
-	Type string
-	// Reason is always [EventReason].
-	Reason string
-	// Message is "Marking for deletion Pod <namespace>/<name>" or
-	// "Cancelling deletion of Pod <namespace>/<name>".
-	Message string
-}
-
-// Marking returns the event upstream records when it starts to evict pod.
-func Marking(pod types.NamespacedName) Event {
+// Marking returns the event upstream records when it starts to evict pod,
+// through its EventRecorder (the recorder adds the source component, the
+// controller's name, and the timestamps): Normal, [EventReason], "Marking
+// for deletion Pod <namespace>/<name>", about the pod (APIVersion "v1",
+// Kind "Pod", its namespace and name, no UID).
+func Marking(pod types.NamespacedName) events.Event {
 	return podEvent(pod, "Marking for deletion Pod "+pod.String())
 }
 
 // Cancelling returns the event upstream records when it cancels the
-// scheduled eviction of pod.
-func Cancelling(pod types.NamespacedName) Event {
+// scheduled eviction of pod: as [Marking], with the message "Cancelling
+// deletion of Pod <namespace>/<name>".
+func Cancelling(pod types.NamespacedName) events.Event {
 	return podEvent(pod, "Cancelling deletion of Pod "+pod.String())
 }
 
-func podEvent(pod types.NamespacedName, msg string) Event {
-	return Event{
+func podEvent(pod types.NamespacedName, msg string) events.Event {
+	return events.Event{
 		Object:  v1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name},
 		Type:    v1.EventTypeNormal,
 		Reason:  EventReason,

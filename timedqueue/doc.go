@@ -59,7 +59,7 @@
 //   - Metrics under client-go workqueue's names and meanings through
 //     [MetricsProvider]; none, at no cost, without one.
 //   - [RateLimited] has no goroutine and no clock: the calls that need the
-//     time take it (Add, Try, SetRate), so its behaviour is exact and
+//     time take it (Add, Try, SetRate, NextToken), so its behaviour is exact and
 //     repeatable.
 //   - Configuration is typed ([Options]): a wrong key
 //     type in OnError does not compile. Time comes only from the injected
@@ -131,6 +131,7 @@
 //     returns a live pointer, and nil for an item started at once.
 //   - [RateLimited.SetRate] does not wait for a running Try (upstream's
 //     SwapLimiter waits behind every API call Try makes); Try calls still do
-//     not overlap. [RateLimited.NextDue] lets a caller sleep until the next
-//     value is due instead of polling every 100 ms.
+//     not overlap. [RateLimited.NextDue] and [RateLimited.NextToken] let a
+//     caller sleep until the next value is due and the bucket holds a token
+//     instead of polling every 100 ms.
 package timedqueue

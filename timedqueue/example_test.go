@@ -173,6 +173,30 @@ func ExampleRateLimited() {
 	// queued: 0 node-a processed: true
 }
 
+// Instead of polling every 100 ms, a caller may wait until the bucket holds
+// its next token: the draws in between would hand out nothing.
+func ExampleRateLimited_NextToken() {
+	zone := timedqueue.NewRateLimited[string](0.5)
+	for _, node := range []string{"node-a", "node-b", "node-c"} {
+		zone.Add(start, node, nil)
+	}
+	for now := start; zone.Len() > 0; {
+		zone.Try(now, func(v timedqueue.TimedValue[string]) (bool, time.Duration) {
+			fmt.Printf("%v taint %s\n", now.Sub(start).Round(time.Millisecond), v.Value)
+			return true, 0
+		})
+		next, ok := zone.NextToken(now)
+		if !ok {
+			break
+		}
+		now = next
+	}
+	// Output:
+	// 0s taint node-a
+	// 2s taint node-b
+	// 4s taint node-c
+}
+
 // Stopping and resuming a zone: unlike upstream, rate 1 resumes a stopped
 // queue (upstream's stopped limiter already reports rate 1).
 func ExampleRateLimited_SetRate() {

@@ -454,6 +454,44 @@ func TestRateLimitedBucketLaw(t *testing.T) {
 	})
 }
 
+// TestRateLimitedNextTokenIsExact: after any history of draws, idle time
+// and rate changes, a Try at NextToken(now) draws a token and a Try one
+// nanosecond earlier (not before now) does not, whatever the rate.
+func TestRateLimitedNextTokenIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		qps := rapid.OneOf(
+			rapid.SampledFrom([]float32{0.01, 0.1, 0.3, 1, 3, 10, 1000}),
+			rapid.Float32Range(0.001, 100),
+		)
+		r := NewRateLimited[int](qps.Draw(t, "qps"))
+		for k := range 64 {
+			r.Add(t0, k, nil)
+		}
+		keep := func(TimedValue[int]) (bool, time.Duration) { return true, 0 } // the next value is due too
+		now := t0
+		for range rapid.IntRange(1, 20).Draw(t, "steps") {
+			now = now.Add(time.Duration(rapid.Int64Range(0, 20e9).Draw(t, "idle")))
+			if rapid.IntRange(0, 4).Draw(t, "change") == 0 {
+				r.SetRate(now, qps.Draw(t, "new qps"))
+			}
+			at, ok := r.NextToken(now)
+			if !ok {
+				t.Fatalf("no next token at %v qps", r.QPS())
+			}
+			if at.Before(now) {
+				t.Fatalf("NextToken(%v) = %v, before now", now, at)
+			}
+			if at.After(now) && r.Try(at.Add(-1), keep) != 0 {
+				t.Fatalf("at %v qps: a token 1 ns before NextToken %v", r.QPS(), at.Sub(now))
+			}
+			if n := r.Try(at, keep); n != 1 {
+				t.Fatalf("at %v qps: Try at NextToken (%v after now) handed out %d values, want 1", r.QPS(), at.Sub(now), n)
+			}
+			now = at
+		}
+	})
+}
+
 // heldCall is one work call of TestQueueHeldMatchesModel: it blocks until
 // its gate is closed.
 type heldCall struct {

@@ -164,6 +164,63 @@ func (r *RateLimited[K]) SetRate(now time.Time, qps float32) {
 	r.lim = lim
 }
 
+// NextToken returns the earliest time, at or after now, at which a token can be drawn from the
+// queue's bucket, with true; now itself when one can be drawn at now. It changes nothing. A
+// Try before that time hands out nothing and changes nothing; a Try at or after it, while the
+// queue holds values, draws the token (it hands out the first value if that is due, and spends
+// the token anyway if not). It reports false when the queue is stopped, when a rate of 0 has
+// left the bucket empty for good, or when the next token is further than the longest
+// time.Duration (about 292 years) away.
+//
+// The time is exact for the bucket's floating-point arithmetic (x/time/rate's): a draw at the
+// returned time succeeds and a draw one nanosecond earlier, if not before now, fails, with no
+// rounding margin. It is found by a binary search over the bucket's token count, O(log) of
+// the wait in nanoseconds (about 60 steps).
+func (r *RateLimited[K]) NextToken(now time.Time) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lim := r.lim
+	switch {
+	case lim == nil:
+		return time.Time{}, false
+	case lim.Limit() == rate.Inf || drawable(lim, now):
+		return now, true
+	case lim.Limit() <= 0:
+		return time.Time{}, false
+	}
+	// A first guess from the missing fraction of a token, then a search between now (no
+	// token) and a time with a token. The token count never decreases with time, so neither
+	// does drawable.
+	wait := (1 - lim.TokensAt(now)) / float64(lim.Limit()) * float64(time.Second)
+	if !(wait < math.MaxInt64) {
+		return time.Time{}, false
+	}
+	lo, hi := now, now.Add(time.Duration(wait))
+	for step := time.Duration(1); !drawable(lim, hi); step *= 2 {
+		if step > math.MaxInt64/4 || hi.Sub(now) > math.MaxInt64-step {
+			return time.Time{}, false
+		}
+		lo, hi = hi, hi.Add(step)
+	}
+	for hi.Sub(lo) > 1 {
+		mid := lo.Add(hi.Sub(lo) / 2)
+		if drawable(lim, mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}
+
+// drawable reports whether lim.AllowN(t, 1) would succeed, without drawing: x/time/rate
+// allows a draw when the bucket holds a whole token at t, or when the time left to fill it
+// truncates to zero nanoseconds. lim has a burst of 1 and a finite limit.
+func drawable(lim *rate.Limiter, t time.Time) bool {
+	missing := 1 - lim.TokensAt(t)
+	return missing <= 0 || missing/float64(lim.Limit())*float64(time.Second) < 1
+}
+
 // QPS returns the configured rate: the constructor's, or the last one
 // SetRate applied (0 once stopped).
 func (r *RateLimited[K]) QPS() float32 {

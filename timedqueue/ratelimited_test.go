@@ -320,3 +320,73 @@ func TestRateLimitedUpstreamEdges(t *testing.T) {
 		assert.Equal(t, []time.Duration{0, 10 * time.Second, 20 * time.Second}, at)
 	})
 }
+
+// drawsAt reports whether a Try at t draws a token from r, whose values are
+// all due: true when it hands out a value (which is then processed; an
+// unlimited queue hands out all). A Try that draws nothing changes nothing.
+func drawsAt(r *RateLimited[string], t time.Time) bool {
+	return r.Try(t, func(TimedValue[string]) (bool, time.Duration) { return true, 0 }) > 0
+}
+
+func TestRateLimitedNextToken(t *testing.T) {
+	never := time.Time{}
+	tests := []struct {
+		name   string
+		qps    float32
+		setup  func(r *RateLimited[string]) // at t0, with three due values queued
+		wantAt time.Time                    // for NextToken(t0); zero: want false
+	}{
+		{"a new bucket holds a token", 0.1, func(*RateLimited[string]) {}, t0},
+		{"unlimited", always, func(*RateLimited[string]) {}, t0},
+		{"stopped", 1, func(r *RateLimited[string]) { r.SetRate(t0, 0) }, never},
+		{"rate 0 after its one token", 0, func(r *RateLimited[string]) { drawsAt(r, t0) }, never},
+		{"rate 0 before its one token", 0, func(*RateLimited[string]) {}, t0},
+		// The bucket lets a draw through when less than a nanosecond's
+		// worth of token is missing: at 1 qps, 1 ns before the second.
+		{"1 qps: a second after the draw", 1, func(r *RateLimited[string]) { drawsAt(r, t0) }, t0.Add(time.Second - 1)},
+		{"the draw was earlier", 1, func(r *RateLimited[string]) { drawsAt(r, t0.Add(-300*time.Millisecond)) }, t0.Add(700*time.Millisecond - 1)},
+		// float32(0.1) is 0.100000001490116…: the bucket fills about 149 ns
+		// before ten seconds are up.
+		{"float32 0.1 qps: just under ten seconds", 0.1, func(r *RateLimited[string]) { drawsAt(r, t0) }, t0.Add(10*time.Second - 150*time.Nanosecond)},
+		{"a new rate refills at its own pace", 1, func(r *RateLimited[string]) { drawsAt(r, t0); r.SetRate(t0, 0.5) }, t0.Add(2 * time.Second)},
+		{"a tiny rate: centuries away", 1e-12, func(r *RateLimited[string]) { drawsAt(r, t0) }, never},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRateLimited[string](tc.qps)
+			for _, v := range []string{"a", "b", "c"} {
+				r.Add(t0.Add(-time.Second), v, nil)
+			}
+			tc.setup(r)
+			at, ok := r.NextToken(t0)
+			if tc.wantAt.IsZero() {
+				assert.False(t, ok, "NextToken = %v", at)
+				assert.Zero(t, at)
+				assert.False(t, drawsAt(r, t0.Add(time.Hour)), "a token an hour later")
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tc.wantAt, at, "off by %v", at.Sub(tc.wantAt))
+			if at.After(t0) {
+				assert.False(t, drawsAt(r, at.Add(-1)), "a token a nanosecond early")
+			}
+			assert.True(t, drawsAt(r, at), "no token at NextToken")
+		})
+	}
+}
+
+// NextToken changes nothing: asking twice, or asking and then drawing, is
+// the same as not asking.
+func TestRateLimitedNextTokenIsARead(t *testing.T) {
+	r := NewRateLimited[string](2)
+	r.Add(t0, "a", nil)
+	r.Add(t0, "b", nil)
+	require.True(t, drawsAt(r, t0))
+	first, ok := r.NextToken(t0)
+	require.True(t, ok)
+	again, _ := r.NextToken(t0)
+	assert.Equal(t, first, again)
+	later, _ := r.NextToken(t0.Add(100 * time.Millisecond))
+	assert.Equal(t, first, later, "the same token, asked later")
+	assert.Equal(t, 1, r.Len())
+}

@@ -35,7 +35,9 @@
 // # Taint eviction
 //
 // [NoExecuteDecision] gives a [Decision] (Never, EvictNow, EvictAfter with a delay) for a pod
-// on a node, from the NoExecute taints and [MinTolerationTime]. Package tainteviction turns
+// on a node, from the NoExecute taints and [MinTolerationTime], and names the taint that
+// decided ([Decision.TaintIndex], [Decision.DecidingTaint]) so that nobody has to work it out
+// again. Package tainteviction turns
 // decisions into scheduled evictions (its Reconcile keeps an eviction already scheduled when
 // tolerations lengthen or shorten, exactly as upstream does) and runs them. The decision's
 // clock starts when the controller processes the pod; the taint's TimeAdded is ignored.

@@ -89,6 +89,25 @@ func ExampleNoExecuteDecision() {
 	// never
 }
 
+func ExampleDecision_DecidingTaint() {
+	node := []v1.Taint{
+		{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}, // never decides
+		{Key: taints.KeyNotReady, Effect: v1.TaintEffectNoExecute},
+		{Key: taints.KeyUnreachable, Effect: v1.TaintEffectNoExecute},
+	}
+	tols := []v1.Toleration{
+		{Key: taints.KeyNotReady, Operator: v1.TolerationOpExists, TolerationSeconds: seconds(-3)},
+		{Key: taints.KeyUnreachable, Operator: v1.TolerationOpExists, TolerationSeconds: seconds(-5)},
+	}
+	// Both negative seconds count as 0, so -5 is no smaller than -3: of the taints with the
+	// minimum, the first decides.
+	d := tolerations.NoExecuteDecision(node, tols, tolerations.Options{})
+	t, _ := d.DecidingTaint(node)
+	fmt.Println(d, d.TaintIndex, t.Key)
+	// Output:
+	// evict after 0s 1 node.kubernetes.io/not-ready
+}
+
 func ExampleFindUntolerated() {
 	node := []v1.Taint{
 		{Key: "a", Effect: v1.TaintEffectNoSchedule},

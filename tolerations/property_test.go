@@ -159,11 +159,75 @@ func TestPropertyNoExecuteDecisionIsTheComposition(t *testing.T) {
 		tols := rapid.SliceOfN(genToleration(), 0, 5).Draw(t, "tols")
 		opts := genOpts.Draw(t, "opts")
 		taintsBefore, tolsBefore := deepClone(taints), deepClone(tols)
-		if got, want := NoExecuteDecision(taints, tols, opts), composedDecision(taints, tols, opts); got != want {
+		if got, want := NoExecuteDecision(taints, tols, opts), composedDecision(taints, tols, opts); got.Kind != want.Kind || got.Delay != want.Delay {
 			t.Fatalf("NoExecuteDecision = %v, composition = %v", got, want)
 		}
 		if !reflect.DeepEqual(taints, taintsBefore) || !reflect.DeepEqual(tols, tolsBefore) {
 			t.Fatalf("inputs mutated")
+		}
+	})
+}
+
+// TestPropertyDecidingTaint checks the laws of Decision.TaintIndex: the deciding taint is a
+// NoExecute taint; for EvictNow no toleration tolerates it and every NoExecute taint before it
+// is tolerated; for EvictAfter its first tolerating toleration has seconds that, negatives
+// counted as 0, give Delay, and every NoExecute taint before it gives more (or forever); for
+// Never the index is 0.
+func TestPropertyDecidingTaint(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		taints := rapid.SliceOfN(genTaint(), 0, 6).Draw(t, "taints")
+		tols := rapid.SliceOfN(genToleration(), 0, 5).Draw(t, "tols")
+		opts := genOpts.Draw(t, "opts")
+		d := NoExecuteDecision(taints, tols, opts)
+		deciding, ok := d.DecidingTaint(taints)
+		if d.Kind == Never {
+			if ok || d.TaintIndex != 0 {
+				t.Fatalf("never, yet taint %d (%v) decided", d.TaintIndex, deciding)
+			}
+			return
+		}
+		if !ok {
+			t.Fatalf("%v names taint %d of %d", d, d.TaintIndex, len(taints))
+		}
+		if deciding.Effect != noExec {
+			t.Fatalf("%v: deciding taint %v is not NoExecute", d, deciding)
+		}
+		// clamped returns the seconds of the first toleration of taints[i], negatives as 0,
+		// and false when no toleration tolerates it or its seconds are nil.
+		clamped := func(i int) (int64, bool, bool) {
+			for j := range tols {
+				if Tolerates(&tols[j], &taints[i], opts) {
+					if s := tols[j].TolerationSeconds; s != nil {
+						return max(*s, 0), true, true
+					}
+					return 0, false, true
+				}
+			}
+			return 0, false, false
+		}
+		i := int(d.TaintIndex)
+		secs, finite, tolerated := clamped(i)
+		switch d.Kind {
+		case EvictNow:
+			if tolerated {
+				t.Fatalf("evict now, yet taint %v is tolerated", deciding)
+			}
+		case EvictAfter:
+			if !finite || time.Duration(secs)*time.Second != d.Delay {
+				t.Fatalf("%v, yet taint %v is tolerated for %d s (finite %v)", d, deciding, secs, finite)
+			}
+		}
+		for k := range i {
+			if taints[k].Effect != noExec {
+				continue
+			}
+			s, fin, tol := clamped(k)
+			switch {
+			case !tol:
+				t.Fatalf("%v: taint %d before the deciding one is not tolerated", d, k)
+			case d.Kind == EvictAfter && fin && s <= secs:
+				t.Fatalf("%v: taint %d before the deciding one gives %d s, no more than %d s", d, k, s, secs)
+			}
 		}
 	})
 }

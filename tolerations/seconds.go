@@ -87,13 +87,34 @@ func (k DecisionKind) String() string {
 	return "DecisionKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Decision is the taint-eviction verdict for one pod on one node.
+// Decision is the taint-eviction verdict for one pod on one node. It is 16 bytes: the taint
+// index is an int32 so that it fits beside Kind.
 type Decision struct {
 	// Kind is Never, EvictNow or EvictAfter.
 	Kind DecisionKind
+	// TaintIndex is the index, in the taints given to [NoExecuteDecision], of the taint that
+	// decided:
+	//
+	//   - EvictNow: the first NoExecute taint that no toleration tolerates;
+	//   - EvictAfter: the NoExecute taint whose first tolerating toleration gives Delay, its
+	//     TolerationSeconds counted as 0 when negative; when several give it, the first;
+	//   - Never: no taint decided, and TaintIndex is 0 (so that the zero Decision is Never).
+	//
+	// [Decision.DecidingTaint] looks it up.
+	TaintIndex int32
 	// Delay is how long the pod may stay, for EvictAfter only (≥ 0; 0 is not the same as
 	// EvictNow for tainteviction.Reconcile: it does not replace an eviction already scheduled).
 	Delay time.Duration
+}
+
+// DecidingTaint returns the taint that decided d, taints[d.TaintIndex], with true, where
+// taints are the ones given to the [NoExecuteDecision] that returned d; the zero Taint and
+// false for Never, or when the index is outside taints.
+func (d Decision) DecidingTaint(taints []v1.Taint) (v1.Taint, bool) {
+	if d.Kind == Never || d.TaintIndex < 0 || int(d.TaintIndex) >= len(taints) {
+		return v1.Taint{}, false
+	}
+	return taints[d.TaintIndex], true
 }
 
 // String returns "never", "evict now" or "evict after <Delay>" (e.g. "evict after 5m0s").
@@ -113,11 +134,14 @@ func (d Decision) String() string {
 //  4. Otherwise take, for each NoExecute taint, the first toleration that tolerates it
 //     ([Matching]) and their [MinTolerationTime]: forever → Never, else EvictAfter(d), d ≥ 0.
 //
+// The result names the taint that decided in [Decision.TaintIndex], an index into taints.
+//
 // Step 2 differs from upstream only in a case upstream never reaches (both of its callers
 // skip nodes without NoExecute taints): given an empty list its code would cancel and then
 // evict at once. NoExecuteDecision does not allocate.
 func NoExecuteDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) Decision {
 	m := noSeconds // no NoExecute taint leaves it there too: Never
+	at := 0        // the taint that set m
 	for i := range taints {
 		t := &taints[i]
 		if t.Effect != v1.TaintEffectNoExecute {
@@ -125,12 +149,15 @@ func NoExecuteDecision(taints []v1.Taint, tols []v1.Toleration, opts Options) De
 		}
 		j := firstTolerating(tols, t, opts)
 		if j < 0 {
-			return Decision{Kind: EvictNow}
+			return Decision{Kind: EvictNow, TaintIndex: int32(i)}
 		}
-		m = foldSeconds(m, tols[j].TolerationSeconds)
+		// foldSeconds, keeping the first taint that lowers the minimum.
+		if s := tols[j].TolerationSeconds; s != nil && max(*s, 0) < m {
+			m, at = max(*s, 0), i
+		}
 	}
 	if d, forever := secondsDuration(m); !forever {
-		return Decision{Kind: EvictAfter, Delay: d}
+		return Decision{Kind: EvictAfter, TaintIndex: int32(at), Delay: d}
 	}
 	return Decision{Kind: Never}
 }

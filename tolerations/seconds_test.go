@@ -78,7 +78,7 @@ func TestNoExecuteDecision(t *testing.T) {
 		{"tolerated 100 s", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 100)}, Decision{Kind: EvictAfter, Delay: 100 * time.Second}},
 		{"tolerated forever", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: Never}},
 		{"toleration for another taint", []v1.Taint{t1}, []v1.Toleration{tol("t2", exists, "", noExec)}, Decision{Kind: EvictNow}},
-		{"one of two tolerated", []v1.Taint{t1, t2}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: EvictNow}},
+		{"one of two tolerated", []v1.Taint{t1, t2}, []v1.Toleration{tol("t1", exists, "", noExec)}, Decision{Kind: EvictNow, TaintIndex: 1}},
 		{
 			"minimum of the two", []v1.Taint{t1, t2},
 			[]v1.Toleration{tol("t1", exists, "", noExec, 1), tol("t2", exists, "", noExec, 100)},
@@ -91,7 +91,7 @@ func TestNoExecuteDecision(t *testing.T) {
 		{"zero seconds is evict after 0", []v1.Taint{t1}, []v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictAfter}},
 		{
 			"untolerated beats a zero seen before", []v1.Taint{t1, t2},
-			[]v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictNow},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 0)}, Decision{Kind: EvictNow, TaintIndex: 1},
 		},
 		{
 			"order decides: forever first", []v1.Taint{taint("k", "", noExec)},
@@ -103,7 +103,7 @@ func TestNoExecuteDecision(t *testing.T) {
 		},
 		{
 			"NoSchedule taints are ignored", []v1.Taint{taint("x", "", noSched), t1},
-			[]v1.Toleration{tol("t1", exists, "", noExec, 7)}, Decision{Kind: EvictAfter, Delay: 7 * time.Second},
+			[]v1.Toleration{tol("t1", exists, "", noExec, 7)}, Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 7 * time.Second},
 		},
 		{
 			"overflowing seconds tolerate forever", []v1.Taint{t1},
@@ -118,14 +118,100 @@ func TestNoExecuteDecision(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := NoExecuteDecision(tc.taints, tc.tols, Options{})
 			assert.Equal(t, tc.want, got)
-			// Same answer as the composition the spec describes.
-			assert.Equal(t, tc.want, composedDecision(tc.taints, tc.tols, Options{}))
+			// Same verdict as the composition of the public building blocks.
+			want := composedDecision(tc.taints, tc.tols, Options{})
+			assert.Equal(t, want.Kind, got.Kind)
+			assert.Equal(t, want.Delay, got.Delay)
 		})
 	}
 }
 
-// composedDecision is upstream's processPodOnNode decision (NoExecute taints, matching
-// tolerations, their minimum seconds) written with the public building blocks.
+func TestNoExecuteDecisionTaintIndex(t *testing.T) {
+	a, b, c := taint("a", "", noExec), taint("b", "", noExec), taint("c", "", noExec)
+	sched := taint("s", "", noSched)
+	tests := []struct {
+		name   string
+		taints []v1.Taint
+		tols   []v1.Toleration
+		want   Decision
+		taint  string // key of the deciding taint; "" when none
+	}{
+		{"never: nothing decides", []v1.Taint{a}, []v1.Toleration{tol("a", exists, "", noExec)}, Decision{Kind: Never}, ""},
+		{"never: no NoExecute taint", []v1.Taint{sched}, nil, Decision{Kind: Never}, ""},
+		{"evict now: the first untolerated", []v1.Taint{a, b, c}, []v1.Toleration{tol("a", exists, "", noExec, 5)}, Decision{Kind: EvictNow, TaintIndex: 1}, "b"},
+		{"evict now: indices count NoSchedule taints", []v1.Taint{sched, a}, nil, Decision{Kind: EvictNow, TaintIndex: 1}, "a"},
+		{"evict now: the NoSchedule taint is not it", []v1.Taint{sched, a}, []v1.Toleration{tol("s", exists, "", noSched)}, Decision{Kind: EvictNow, TaintIndex: 1}, "a"},
+		{
+			"evict after: the smallest seconds", []v1.Taint{a, b, c},
+			[]v1.Toleration{tol("a", exists, "", noExec, 60), tol("b", exists, "", noExec, 10), tol("c", exists, "", noExec, 30)},
+			Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 10 * time.Second}, "b",
+		},
+		{
+			"evict after: ties go to the first", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec, 10), tol("b", exists, "", noExec, 10)},
+			Decision{Kind: EvictAfter, Delay: 10 * time.Second}, "a",
+		},
+		{
+			"evict after: negative seconds count as 0, so the first of two negatives", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec, -3), tol("b", exists, "", noExec, -5)},
+			Decision{Kind: EvictAfter}, "a",
+		},
+		{
+			"evict after: a negative ties with a zero before it", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec, 0), tol("b", exists, "", noExec, -5)},
+			Decision{Kind: EvictAfter}, "a",
+		},
+		{
+			"evict after: forever taints never decide", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec), tol("b", exists, "", noExec, 90)},
+			Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 90 * time.Second}, "b",
+		},
+		{
+			"evict after: overflowing seconds lose to finite ones", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec, math.MaxInt64), tol("b", exists, "", noExec, 9223372036)},
+			Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 9223372036 * time.Second}, "b",
+		},
+		{
+			"evict after: the first tolerating toleration, not the smallest one", []v1.Taint{a, b},
+			[]v1.Toleration{tol("a", exists, "", noExec, 50), tol("", exists, "", "", 20), tol("b", exists, "", noExec, 1)},
+			Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 20 * time.Second}, "b",
+		},
+		{
+			"evict after: one toleration for all, the first taint", []v1.Taint{sched, a, b},
+			[]v1.Toleration{tol("", exists, "", "", 20)},
+			Decision{Kind: EvictAfter, TaintIndex: 1, Delay: 20 * time.Second}, "a",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := NoExecuteDecision(tc.taints, tc.tols, Options{})
+			assert.Equal(t, tc.want, got)
+			deciding, ok := got.DecidingTaint(tc.taints)
+			assert.Equal(t, tc.taint != "", ok)
+			assert.Equal(t, tc.taint, deciding.Key)
+		})
+	}
+}
+
+func TestDecidingTaintOutOfRange(t *testing.T) {
+	list := []v1.Taint{taint("a", "", noExec)}
+	for _, d := range []Decision{
+		{Kind: EvictNow, TaintIndex: 1},
+		{Kind: EvictAfter, TaintIndex: -1},
+		{Kind: Never},
+	} {
+		got, ok := d.DecidingTaint(list)
+		assert.False(t, ok, "%+v", d)
+		assert.Zero(t, got, "%+v", d)
+	}
+	got, ok := Decision{Kind: EvictNow}.DecidingTaint(list)
+	assert.True(t, ok)
+	assert.Equal(t, list[0], got)
+}
+
+// composedDecision is the verdict of upstream's processPodOnNode (NoExecute taints, matching
+// tolerations, their minimum seconds) written with the public building blocks: Kind and
+// Delay, not TaintIndex.
 func composedDecision(list []v1.Taint, tols []v1.Toleration, opts Options) Decision {
 	ne := taints.OnlyNoExecute(list)
 	if len(ne) == 0 {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/devicetaints"
+	"github.com/evictkit/eviction/events"
 )
 
 // ControllerName is the controller's name in kube-controller-manager
@@ -288,9 +289,7 @@ func (c *Controller) step() {
 	}
 	now := c.cfg.Clock.Now()
 	res := c.core.Step(now)
-	for _, e := range res.Events {
-		c.recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
-	}
+	events.Record(c.recorder, res.Events...)
 	for i := range res.Statuses {
 		c.tasks = append(c.tasks, task{status: &res.Statuses[i]})
 	}

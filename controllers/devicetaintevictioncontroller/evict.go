@@ -12,6 +12,7 @@ import (
 
 	"github.com/evictkit/eviction/controllers/internal/podpatch"
 	"github.com/evictkit/eviction/devicetaints"
+	"github.com/evictkit/eviction/events"
 )
 
 // outcome is what one eviction attempt came to.
@@ -62,8 +63,7 @@ func (c *Controller) attempt(ctx context.Context, e devicetaints.Eviction) (outc
 	case pod.DeletionTimestamp != nil:
 		return deleted, nil
 	}
-	m := devicetaints.Marking(e.Pod, e.UID)
-	c.recorder.Event(&m.Object, m.Type, m.Reason, m.Message)
+	events.Record(c.recorder, devicetaints.Marking(e.Pod, e.UID))
 	if status, changed := devicetaints.DisruptedStatus(pod, c.cfg.Clock.Now()); changed {
 		patch, err := podpatch.Status(pod, status)
 		if err != nil {

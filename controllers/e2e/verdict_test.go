@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/evictkit/eviction/nodelifecycle"
 	"github.com/evictkit/eviction/tolerations"
 )
 
@@ -239,9 +240,9 @@ func (s settings) hop() time.Duration {
 }
 
 // drainPeriod is how often the node lifecycle controller drains its zones'
-// queues of nodes to taint NoExecute (upstream's NodeEvictionPeriod, 100 ms;
-// ours the same).
-const drainPeriod = 100 * time.Millisecond
+// queues of nodes to taint NoExecute (upstream's NodeEvictionPeriod; ours
+// the same).
+const drainPeriod = nodelifecycle.DrainPeriod
 
 // window is when a change must be seen: between from and to (offsets in the
 // run), because of why.

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/controllers/internal/podindex"
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/nodelifecycle"
 	"github.com/evictkit/eviction/nodelifecycle/legacy"
 )
@@ -38,10 +39,6 @@ const ControllerName = "node-lifecycle-controller"
 // NodeNameIndex is the pod informer index, by spec.nodeName, that the
 // controller adds (unless it is there already) to find a node's pods.
 const NodeNameIndex = podindex.NodeName
-
-// drainPeriod is upstream's NodeEvictionPeriod: how often the zone queues
-// are drained.
-const drainPeriod = 100 * time.Millisecond
 
 // Config is what New needs. Client, Nodes, Pods and Leases are required.
 type Config struct {
@@ -314,7 +311,7 @@ func (c *Controller) pass(ctx context.Context) {
 	if err != nil {
 		c.cfg.Logger.Error("monitor pass", "err", err)
 	}
-	recordEvents(c.api.recorder, res.Events)
+	events.Record(c.api.recorder, res.Events...)
 	for _, tw := range res.Taints {
 		if tw.Err == nil {
 			c.cfg.Logger.Info("taints", "node", tw.Node, "add", taintKeys(tw.Swap.Add), "remove", taintKeys(tw.Swap.Remove), "reason", tw.Reason.String())
@@ -327,10 +324,10 @@ func (c *Controller) pass(ctx context.Context) {
 	}
 	if c.evictor != nil {
 		c.legacyPass(ctx, start, res)
-		c.cfg.Metrics.zones(res, c.evictor.Queues())
+		c.cfg.Metrics.zones(res, c.evictor.Queues(start))
 		return
 	}
-	c.cfg.Metrics.zones(res, c.monitor.Queues())
+	c.cfg.Metrics.zones(res, c.monitor.Queues(start))
 }
 
 // legacyPass carries out the legacy mode's part of a monitor pass: the
@@ -367,7 +364,7 @@ func (c *Controller) deletePods(ctx context.Context, a *api, pods []*v1.Pod, nod
 		return fmt.Errorf("node lifecycle: listing DaemonSets: %w", err)
 	}
 	d, err := legacy.DeletePods(ctx, a, pods, node, uid, legacy.NewDaemonSets(dsList))
-	recordEvents(c.api.recorder, d.Events)
+	events.Record(c.api.recorder, d.Events...)
 	if len(d.Deleted) > 0 {
 		c.cfg.Logger.Info("pods deleted", "node", node, "pods", podKeys(d.Deleted))
 	}
@@ -384,7 +381,7 @@ func podKeys(pods []*v1.Pod) []string {
 
 // drainLoop drains the zone queues every 100 ms until ctx ends.
 func (c *Controller) drainLoop(ctx context.Context) {
-	tick := c.cfg.Clock.NewTicker(drainPeriod)
+	tick := c.cfg.Clock.NewTicker(nodelifecycle.DrainPeriod)
 	defer tick.Stop()
 	lister := c.cfg.Nodes.Lister()
 	for {
@@ -510,7 +507,7 @@ func (c *Controller) podBound(ctx context.Context, key string) bool {
 		return false
 	}
 	res, err := c.monitor.PodBound(ctx, now, pod)
-	recordEvents(c.api.recorder, res.Events)
+	events.Record(c.api.recorder, res.Events...)
 	if err != nil {
 		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)
 		return false

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/nodelifecycle/legacy"
 )
 
@@ -299,7 +300,7 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recordEvents(h.c.api.recorder, res.Events) // as podBound does
+	events.Record(h.c.api.recorder, res.Events...) // as podBound does
 	h.expectEvents("pod bound to b",
 		`Pod ns/late (uid-late): Warning NodeNotReady "Node is not ready"`,
 	)

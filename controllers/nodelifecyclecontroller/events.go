@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/evictkit/eviction/nodelifecycle"
 )
@@ -31,17 +30,6 @@ const (
 	// a node that is not ready.
 	ReasonNodeNotReady = nodelifecycle.ReasonNodeNotReady
 )
-
-// record hands the events a Monitor call returned to the recorder, in their
-// order.
-func recordEvents(r record.EventRecorder, evs []nodelifecycle.Event) {
-	if r == nil {
-		return
-	}
-	for i := range evs {
-		r.Event(&evs[i].Object, evs[i].Type, evs[i].Reason, evs[i].Message)
-	}
-}
 
 // sortNodes sorts a listing by name, the order of a pass.
 func sortNodes(nodes []*v1.Node) {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/controllers/internal/podindex"
+	"github.com/evictkit/eviction/events"
 	"github.com/evictkit/eviction/tainteviction"
 	"github.com/evictkit/eviction/timedqueue"
 	"github.com/evictkit/eviction/tolerations"
@@ -245,9 +246,7 @@ func (c *Controller) handle(f func(core *tainteviction.Controller, now time.Time
 func (c *Controller) step() {
 	now := c.cfg.Clock.Now()
 	res := c.core.Step(now)
-	for _, e := range res.Events {
-		c.recorder.Event(&e.Object, e.Type, e.Reason, e.Message)
-	}
+	events.Record(c.recorder, res.Events...)
 	for _, e := range res.Evictions {
 		// The core hands out no second eviction of a pod before the first
 		// is reported, and the workers run one call per pod at a time.
@@ -280,8 +279,7 @@ func (c *Controller) work(ctx context.Context, it timedqueue.Item[types.Namespac
 		}
 	}
 	if e.Attempts == 0 {
-		m := tainteviction.Marking(e.Pod)
-		c.recorder.Event(&m.Object, m.Type, m.Reason, m.Message)
+		events.Record(c.recorder, tainteviction.Marking(e.Pod))
 	}
 	deleted, err := c.deleter.deletePod(ctx, e)
 	if ctx.Err() != nil {

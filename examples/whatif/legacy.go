@@ -165,7 +165,7 @@ func simulateLegacy(today *sim, cfg nodelifecycle.Config, timeout time.Duration,
 			if !ok || !due.Before(next) {
 				break
 			}
-			at := t0.Add((due.Sub(t0) + taintLoopPeriod - 1) / taintLoopPeriod * taintLoopPeriod)
+			at := t0.Add((due.Sub(t0) + nodelifecycle.DrainPeriod - 1) / nodelifecycle.DrainPeriod * nodelifecycle.DrainPeriod)
 			if !at.Before(next) {
 				break
 			}

@@ -196,7 +196,9 @@ func parseArgs(args []string) (*cli, []string, error) {
 		args = args[1:]
 	}
 	fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
-	c.kcm.record(fs)
+	if err := c.kcm.record(fs); err != nil {
+		return nil, nil, err
+	}
 	if c.output != "table" && c.output != "json" {
 		return nil, nil, badInput("-o %q: want table or json", c.output)
 	}

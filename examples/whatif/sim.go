@@ -21,10 +21,6 @@ import (
 	"github.com/evictkit/eviction/tolerations"
 )
 
-// taintLoopPeriod is how often the node lifecycle controller drains its zone
-// queues (upstream scheduler.NodeEvictionPeriod).
-const taintLoopPeriod = 100 * time.Millisecond
-
 // horizon bounds a simulation: past it, whatever is still queued is reported
 // as never happening.
 const horizon = 24 * time.Hour
@@ -113,10 +109,6 @@ type sim struct {
 	states     map[string]nodelifecycle.ZoneState
 	zoneCounts map[string]nodelifecycle.ZoneCounts
 	allDown    bool
-	// spent holds, per zone, the last time its queue handed out a node, and
-	// at what rate: its token bucket (burst 1) is empty then and refills at
-	// that rate, so the tainting passes before the refill do nothing.
-	spent map[string]spend
 	// passNodes is the last pass's per-node result, handed back to the next.
 	passNodes []nodelifecycle.NodePass
 	// everyTick turns the skipping of tainting passes off: a tainting pass
@@ -154,7 +146,6 @@ func newSim(s *snapshot, t0 time.Time, cfg nodelifecycle.Config) *sim {
 		mon:        nodelifecycle.NewMonitor(nil, cfg),
 		states:     map[string]nodelifecycle.ZoneState{},
 		zoneCounts: map[string]nodelifecycle.ZoneCounts{},
-		spent:      map[string]spend{},
 		taintedAt:  map[string]time.Time{},
 		unknownAt:  map[string]time.Time{},
 	}
@@ -262,7 +253,7 @@ func (m *sim) run() {
 		next := nextPass
 		switch {
 		case busy && m.everyTick:
-			next = earlier(next, t.Add(taintLoopPeriod))
+			next = earlier(next, t.Add(nodelifecycle.DrainPeriod))
 		case busy:
 			next = earlier(next, m.nextDrain(t))
 		}
@@ -278,7 +269,7 @@ func (m *sim) run() {
 // busy reports whether some zone queue holds nodes and may still hand out
 // tokens.
 func (m *sim) busy() bool {
-	for _, q := range m.mon.Queues() {
+	for _, q := range m.mon.Queues(m.now()) {
 		if q.Len > 0 && q.Rate > 0 {
 			return true
 		}
@@ -286,42 +277,28 @@ func (m *sim) busy() bool {
 	return false
 }
 
-// spend is when a zone queue last handed out a node, and its rate then.
-type spend struct {
-	at   time.Time
-	rate float32
-}
-
-// nextDrain returns the first tainting pass after t (every 100 ms from t0)
-// that may hand out a node: the passes skipped fall while every queue that
-// holds nodes has an empty token bucket, where a pass changes nothing, so
-// the timeline is the one polling every 100 ms gives. A zone whose rate
-// changed since its last hand-out (a new bucket, maybe full) skips nothing;
-// one tick of margin covers the bucket's rounding.
+// nextDrain returns the first tainting pass after t (every DrainPeriod from
+// t) at which some zone queue that holds nodes has a token, as the Monitor
+// reports it ([nodelifecycle.QueueStatus.NextToken]): the passes skipped
+// would draw no token, and a pass that draws none changes nothing, so the
+// timeline is the one polling every DrainPeriod gives.
 func (m *sim) nextDrain(t time.Time) time.Time {
+	period := nodelifecycle.DrainPeriod
 	next := time.Time{}
-	for zone, q := range m.mon.Queues() {
-		sp, ok := m.spent[zone]
-		if ok && sp.rate != q.Rate {
-			delete(m.spent, zone) // its bucket was replaced
-			ok = false
-		}
-		if q.Len == 0 || q.Rate <= 0 {
+	for _, q := range m.mon.Queues(t) {
+		if q.Len == 0 || q.Rate <= 0 || q.NextToken.IsZero() {
 			continue
 		}
-		at := t.Add(taintLoopPeriod)
-		if ok {
-			refill := sp.at.Add(time.Duration(float64(time.Second) / float64(sp.rate))).Add(-taintLoopPeriod)
-			if ticks := (refill.Sub(t) + taintLoopPeriod - 1) / taintLoopPeriod; ticks > 1 {
-				at = t.Add(ticks * taintLoopPeriod)
-			}
+		at := t.Add(period)
+		if q.NextToken.After(at) {
+			at = t.Add((q.NextToken.Sub(t) + period - 1) / period * period)
 		}
 		if next.IsZero() || at.Before(next) {
 			next = at
 		}
 	}
 	if next.IsZero() {
-		return t.Add(taintLoopPeriod)
+		return t.Add(period)
 	}
 	return next
 }
@@ -367,7 +344,7 @@ func (m *sim) passAfter(due, limit time.Time) time.Time {
 func (m *sim) monitorPass() (settled bool, due time.Time) {
 	now := m.now()
 	m.passes++
-	queuesBefore := m.mon.Queues()
+	queuesBefore := m.mon.Queues(now)
 	marked := len(m.unknownAt)
 	renew := metav1.NewMicroTime(now)
 	lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}} // the Monitor only reads it
@@ -423,7 +400,7 @@ func (m *sim) monitorPass() (settled bool, due time.Time) {
 	d := res.Disruption
 	settled = len(res.Taints) == 0 && !d.Entered && !d.Exited && len(d.Rates) == 0 && len(d.Dropped) == 0 &&
 		maps.Equal(d.States, m.states) && maps.Equal(res.Counts, m.zoneCounts) && len(m.unknownAt) == marked &&
-		maps.EqualFunc(queuesBefore, m.mon.Queues(), func(a, b nodelifecycle.QueueStatus) bool {
+		maps.EqualFunc(queuesBefore, m.mon.Queues(now), func(a, b nodelifecycle.QueueStatus) bool {
 			return a.Len == b.Len && a.Rate == b.Rate
 		})
 	for _, np := range res.Nodes {
@@ -503,15 +480,8 @@ func (m *sim) taintPass() {
 	if err != nil {
 		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
 	}
-	var queues map[string]nodelifecycle.QueueStatus
 	for _, w := range writes {
-		n := m.byName[w.Node]
-		if queues == nil {
-			queues = m.mon.Queues()
-		}
-		zone := nodelifecycle.ZoneKey(n)
-		m.spent[zone] = spend{at: m.now(), rate: queues[zone].Rate}
-		m.swap(n, w.Swap, "")
+		m.swap(m.byName[w.Node], w.Swap, "")
 	}
 }
 
@@ -520,7 +490,7 @@ func (m *sim) disruption(res nodelifecycle.PassResult) {
 	now := m.now()
 	prev := m.states
 	d := res.Disruption
-	zones := m.mon.Queues()
+	zones := m.mon.Queues(now)
 	for _, zone := range slices.Sorted(maps.Keys(d.States)) {
 		state := d.States[zone]
 		old, known := prev[zone]
@@ -655,7 +625,7 @@ func (m *sim) stuckWhy(n *corev1.Node) string {
 		return fmt.Sprintf("zone %s is partially disrupted (%d/%d not ready) and has no more than %d nodes, so tainting stops there",
 			zoneName(key), c.NotReady, c.Size(), m.cfg.LargeClusterThreshold)
 	}
-	if z, ok := m.mon.Queues()[key]; ok && z.Rate <= 0 {
+	if z, ok := m.mon.Queues(m.now())[key]; ok && z.Rate <= 0 {
 		return fmt.Sprintf("tainting is stopped in zone %s", zoneName(key))
 	}
 	return "it was still queued when the simulation ended"
@@ -664,25 +634,19 @@ func (m *sim) stuckWhy(n *corev1.Node) string {
 // offset formats t as a duration after t0.
 func (m *sim) offset(t time.Time) string { return "t0" + formatOffset(t.Sub(m.t0)) }
 
-// evictReason explains an eviction decision, starting with "evicted".
+// evictReason explains an eviction decision d that NoExecuteDecision made
+// over nodeTaints, starting with "evicted": it names the taint that decided
+// ([tolerations.Decision.DecidingTaint]).
 func evictReason(d tolerations.Decision, nodeTaints []corev1.Taint, pod *corev1.Pod, opts tolerations.Options) string {
-	noExec := taints.OnlyNoExecute(nodeTaints)
+	t, _ := d.DecidingTaint(nodeTaints)
 	if d.Kind == tolerations.EvictNow {
-		t, _ := tolerations.FindUntolerated(noExec, pod.Spec.Tolerations, nil, opts)
 		return "evicted: does not tolerate " + shortTaint(t)
 	}
-	used, _ := tolerations.Matching(noExec, pod.Spec.Tolerations, opts)
-	// Name the taint whose toleration sets the limit.
-	limit := 0
-	for i, tol := range used {
-		if tol.TolerationSeconds != nil && (used[limit].TolerationSeconds == nil || *tol.TolerationSeconds < *used[limit].TolerationSeconds) {
-			limit = i
-		}
-	}
-	if isDefaultToleration(used[limit]) {
+	// The toleration that sets the limit: the first one tolerating t.
+	if used, _ := tolerations.Matching([]corev1.Taint{t}, pod.Spec.Tolerations, opts); len(used) == 1 && isDefaultToleration(used[0]) {
 		return "evicted: default " + formatSeconds(d.Delay) + " toleration"
 	}
-	return "evicted: tolerates " + taintKey(noExec[limit]) + " " + formatSeconds(d.Delay)
+	return "evicted: tolerates " + taintKey(t) + " " + formatSeconds(d.Delay)
 }
 
 // stayReason explains, starting with "stays", why a pod tolerates the node's

@@ -15,6 +15,8 @@ import (
 	"github.com/evictkit/eviction/examples/internal/golden"
 	"github.com/evictkit/eviction/examples/whatif/internal/gensnap"
 	"github.com/evictkit/eviction/nodelifecycle"
+	"github.com/evictkit/eviction/taints"
+	"github.com/evictkit/eviction/tolerations"
 )
 
 func embedded(t *testing.T) *snapshot {
@@ -70,6 +72,50 @@ func TestSimDoesNotModifySnapshot(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s, before) {
 		t.Error("the snapshot changed")
+	}
+}
+
+// With negative tolerationSeconds for two NoExecute taints, both count as 0
+// and the first taint in the node's list decides: the report names the taint
+// the library names (tolerations.Decision.DecidingTaint), not the one whose
+// raw seconds are the smallest.
+func TestEvictReasonNamesTheLibrarysDecidingTaint(t *testing.T) {
+	s := embedded(t)
+	node := s.byName["worker-c1"]
+	a := corev1.Taint{Key: "example.com/a", Value: "1", Effect: corev1.TaintEffectNoExecute}
+	b := corev1.Taint{Key: "example.com/b", Value: "2", Effect: corev1.TaintEffectNoExecute}
+	node.Spec.Taints = append(node.Spec.Taints, a)
+	pod := s.onNode[node.Name][0]
+	seconds := map[string]int64{a.Key: -5, b.Key: -3}
+	pod.Spec.Tolerations = nil
+	for _, key := range []string{a.Key, b.Key} {
+		s := seconds[key]
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations,
+			corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &s})
+	}
+	m := newSim(s, s.t0(), nodelifecycle.Config{})
+	m.start = func() { m.applyTaint(node.Name, b) } // kubectl taint puts b first
+	m.run()
+
+	list := m.byName[node.Name].Spec.Taints
+	d := tolerations.NoExecuteDecision(list, pod.Spec.Tolerations, tolerations.Options{})
+	deciding, ok := d.DecidingTaint(list)
+	if !ok || d.Kind != tolerations.EvictAfter || d.Delay != 0 {
+		t.Fatalf("library: %v deciding %v %v, want evict after 0s and a deciding taint", d, deciding, ok)
+	}
+	noExec := taints.OnlyNoExecute(list)
+	if len(noExec) != 2 || deciding.Key != noExec[0].Key || seconds[noExec[0].Key] != -3 {
+		t.Fatalf("NoExecute taints %v, deciding %v: want the first, with the larger raw seconds", noExec, deciding)
+	}
+	var got []string
+	for _, e := range m.events {
+		if e.Kind == kindEvicted && e.Pod == podKey(pod) {
+			got = append(got, e.Detail)
+		}
+	}
+	want := "evicted: tolerates " + taintKey(deciding) + " 0s"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("eviction reasons of %s: %q, want [%q]", podKey(pod), got, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/evictkit/eviction/events"
 	nl "github.com/evictkit/eviction/nodelifecycle"
 )
 
@@ -22,8 +23,8 @@ const (
 )
 
 // DeletingAllPods is the node event recorded before the pods of a failed node are acted on.
-func DeletingAllPods(nodeName string, uid types.UID) nl.Event {
-	return nl.Event{
+func DeletingAllPods(nodeName string, uid types.UID) events.Event {
+	return events.Event{
 		Object: v1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: nodeName, UID: uid},
 		Type:   v1.EventTypeNormal, Reason: ReasonDeletingAllPods,
 		Message: "Node " + nodeName + " event: Deleting all Pods from Node " + nodeName + ".",
@@ -31,8 +32,8 @@ func DeletingAllPods(nodeName string, uid types.UID) nl.Event {
 }
 
 // MarkingForDeletion is the pod event recorded just before the pod is deleted.
-func MarkingForDeletion(pod *v1.Pod, nodeName string) nl.Event {
-	return nl.Event{
+func MarkingForDeletion(pod *v1.Pod, nodeName string) events.Event {
+	return events.Event{
 		Object: v1.ObjectReference{
 			APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name,
 			UID: pod.UID, ResourceVersion: pod.ResourceVersion,
@@ -54,7 +55,7 @@ type PodAPI interface {
 type Deletion struct {
 	// Events are the events to record, in order: DeletingAllPods when there were pods, then
 	// NodeControllerEviction for each pod it deleted or tried to delete.
-	Events []nl.Event
+	Events []events.Event
 	// Deleted are the pods deleted (NotFound included), in order.
 	Deleted []*v1.Pod
 	// Remaining reports that some pod of the node is still terminating: one deleted now, or

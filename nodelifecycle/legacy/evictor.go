@@ -107,9 +107,9 @@ func (e *Evictor) NextDue() (time.Time, bool) {
 	return first, found
 }
 
-// Queues returns the size, rate and next due time of every zone's queue, by zone key, as
-// [nl.Monitor.Queues] does for the taint mode's queues.
-func (e *Evictor) Queues() map[string]nl.QueueStatus {
+// Queues returns the size, rate, next due time and next token at now of every zone's queue,
+// by zone key, as [nl.Monitor.Queues] does for the taint mode's queues.
+func (e *Evictor) Queues(now time.Time) map[string]nl.QueueStatus {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	out := make(map[string]nl.QueueStatus, len(e.queues))
@@ -117,6 +117,9 @@ func (e *Evictor) Queues() map[string]nl.QueueStatus {
 		qs := nl.QueueStatus{Len: q.Len(), Rate: q.QPS()}
 		if at, ok := q.NextDue(); ok {
 			qs.NextDue = at
+		}
+		if at, ok := q.NextToken(now); ok {
+			qs.NextToken = at
 		}
 		out[zone] = qs
 	}

@@ -252,6 +252,13 @@ func TestEvictorDeletesAfterTimeout(t *testing.T) {
 	s, ok := o.ev.State("n1")
 	assert.True(t, ok)
 	assert.Equal(t, Evicted, s)
+	// The zone's bucket was last drawn from by the drain at 50.1 s: asked at 51 s, its next
+	// token is ten seconds after that draw (less float32(0.1)'s rounding); asked later, it is
+	// there already.
+	q := o.ev.Queues(at(51 * time.Second))[":\x00:z"]
+	assert.Zero(t, q.Len)
+	assert.WithinRange(t, q.NextToken, at(60100*time.Millisecond-time.Microsecond), at(60100*time.Millisecond))
+	assert.Equal(t, at(2*time.Minute), o.ev.Queues(at(2 * time.Minute))[":\x00:z"].NextToken)
 }
 
 // A zone going all down stops the queues and cancels every eviction, and nodes the Evictor
