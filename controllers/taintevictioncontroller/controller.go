@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -92,6 +93,11 @@ type Controller struct {
 	timer    clock.Timer
 	recorder record.EventRecorder
 	retries  timedqueue.CounterMetric
+
+	// synced is set once the handlers have been given every object of the
+	// informers' first lists (a test waits for it before it moves its
+	// clock, so that no first add arrives after the evictions started).
+	synced atomic.Bool
 }
 
 // New returns a controller over cfg's informers, which it requests from
@@ -219,6 +225,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 		return errors.New("taint eviction: caches did not sync")
 	}
+	c.synced.Store(true)
 	c.cfg.Logger.Info("started", "controller", ControllerName)
 	<-ctx.Done()
 	c.cfg.Logger.Info("stopping", "controller", ControllerName)

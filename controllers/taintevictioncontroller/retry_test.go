@@ -81,6 +81,8 @@ func newRetryHarness(t *testing.T, workers int, refuse func(pod string) error, o
 			t.Errorf("Run = %v", err)
 		}
 	})
+	// The tests move the clock only once every first add was handled.
+	h.until("the handlers hold the informers' first lists", h.c.synced.Load)
 	return h
 }
 
@@ -128,6 +130,19 @@ func (h *retryHarness) step(d time.Duration) {
 	defer cancel()
 	if err := h.c.idle(ctx); err != nil {
 		h.t.Fatalf("after a clock step of %v, evictions still hold the workers: %v", d, err)
+	}
+}
+
+// taint gives node the NoExecute taint of taintedNode.
+func (h *retryHarness) taint(node string) {
+	h.t.Helper()
+	n, err := h.client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+	if err == nil {
+		n.Spec.Taints = taintedNode(node).Spec.Taints
+		_, err = h.client.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		h.t.Fatal(err)
 	}
 }
 
@@ -247,7 +262,11 @@ func TestCancelledRetry(t *testing.T) {
 // abandoned and reported (metric, Warning event); the 70 go on retrying.
 func TestNoHeadOfLineBlocking(t *testing.T) {
 	const failing = 70
-	objs := []runtime.Object{taintedNode("bad"), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "good"}}, podOn("good", "victim"), podOn("bad", "forbidden")}
+	// The bad node is tainted once the handlers hold every pod: a pod
+	// whose first add reached them after its tainted node's would be
+	// decided twice (upstream cancels and schedules it again), and an
+	// attempt under way would meet a second eviction's.
+	objs := []runtime.Object{&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bad"}}, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "good"}}, podOn("good", "victim"), podOn("bad", "forbidden")}
 	for i := range failing {
 		objs = append(objs, podOn("bad", fmt.Sprintf("fail-%02d", i)))
 	}
@@ -260,19 +279,13 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		}
 		return nil
 	}, objs...)
+	h.taint("bad")
 	h.until("the bad node's pods scheduled", func() bool { return h.len() == failing+1 })
 	for range 3 {
 		h.step(time.Second)
 	}
 
-	good, err := h.client.CoreV1().Nodes().Get(context.Background(), "good", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	good.Spec.Taints = taintedNode("good").Spec.Taints
-	if _, err := h.client.CoreV1().Nodes().Update(context.Background(), good, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	h.taint("good")
 	h.until("the victim's eviction scheduled", func() bool {
 		return h.scheduled("victim") || h.deleteCalls("victim") > 0
 	})
