@@ -165,19 +165,10 @@ func (o Options) Validate() error {
 // starts with name.
 func Main(o Options, name string, reg *prometheus.Registry, log *slog.Logger, run func(ctx context.Context, client kubernetes.Interface) error) error {
 	klog.SetSlogLogger(log)
-	cfg, err := restConfig(o)
+	cfg, err := o.clientConfig(name)
 	if err != nil {
 		return fmt.Errorf("%s: client configuration: %w", name, err)
 	}
-	cfg.QPS = float32(o.QPS)
-	cfg.Burst = o.Burst
-	cfg.ContentType = o.ContentType
-	if o.ContentType == runtime.ContentTypeProtobuf {
-		// Built-in types all speak protobuf; JSON stays acceptable for
-		// an answer that has no protobuf form.
-		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	}
-	cfg = rest.AddUserAgent(cfg, name)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("%s: client: %w", name, err)
@@ -240,6 +231,39 @@ func endpoints(o Options, reg *prometheus.Registry) http.Handler {
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	return mux
+}
+
+// clientConfig is the client configuration of o's flags, with name in its
+// user agent.
+func (o Options) clientConfig(name string) (*rest.Config, error) {
+	cfg, err := restConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS = float32(o.QPS)
+	cfg.Burst = o.Burst
+	cfg.ContentType = o.ContentType
+	if o.ContentType == runtime.ContentTypeProtobuf {
+		// Built-in types all speak protobuf; JSON stays acceptable for
+		// an answer that has no protobuf form.
+		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	}
+	return rest.AddUserAgent(cfg, name), nil
+}
+
+// Client is an API client of its own, as o's flags configure it (its own
+// --kube-api-qps and --kube-api-burst), named name in its user agent: what
+// kube-controller-manager gives each controller it hosts.
+func (o Options) Client(name string) (kubernetes.Interface, error) {
+	cfg, err := o.clientConfig(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: client configuration: %w", name, err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: client: %w", name, err)
+	}
+	return client, nil
 }
 
 // restConfig is the client configuration of o: the kubeconfig and master

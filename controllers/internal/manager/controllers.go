@@ -41,8 +41,12 @@ func (c *nodeLifecycle) Start(p *Process, t *Term) (func(context.Context) error,
 	if err != nil {
 		return nil, err
 	}
+	client, err := t.ClientOf(nodelifecyclecontroller.ControllerName)
+	if err != nil {
+		return nil, err
+	}
 	cfg := nodelifecyclecontroller.Config{
-		Client:   t.Client,
+		Client:   client,
 		Nodes:    t.Informers.Core().V1().Nodes(),
 		Pods:     t.Informers.Core().V1().Pods(),
 		Settings: c.settings.Config,
@@ -69,6 +73,15 @@ func (c *nodeLifecycle) Start(p *Process, t *Term) (func(context.Context) error,
 // has no flags of its own.
 func TaintEviction() Controller { return &taintEviction{} }
 
+// taintEvictionWorkers bounds the deletions the taint-eviction controller
+// makes at once. Upstream starts each due eviction on a goroutine of its
+// own, bounded only by the client's rate limit (kube-controller-manager has
+// no flag for it); with GOMAXPROCS workers (the package's default) a
+// cluster-wide taint on 2 cores evicted at half kcm's pace, one round trip
+// per worker at a time, far below --kube-api-qps. 64 keep up with any rate
+// limit a cluster sets, and bound the goroutines.
+const taintEvictionWorkers = 64
+
 type taintEviction struct {
 	metrics *taintevictioncontroller.Metrics
 }
@@ -87,13 +100,18 @@ func (c *taintEviction) Start(p *Process, t *Term) (func(context.Context) error,
 	if err != nil {
 		return nil, err
 	}
+	client, err := t.ClientOf(taintevictioncontroller.ControllerName)
+	if err != nil {
+		return nil, err
+	}
 	ctl, err := taintevictioncontroller.New(taintevictioncontroller.Config{
-		Client:       t.Client,
+		Client:       client,
 		Pods:         t.Informers.Core().V1().Pods(),
 		Nodes:        t.Informers.Core().V1().Nodes(),
 		Metrics:      c.metrics,
 		QueueMetrics: queues,
 		Logger:       p.Logger,
+		Workers:      taintEvictionWorkers,
 	})
 	if err != nil {
 		return nil, err
@@ -132,8 +150,12 @@ func (c *deviceTaintEviction) Prepare(p *Process) (err error) {
 
 func (c *deviceTaintEviction) Start(p *Process, t *Term) (func(context.Context) error, error) {
 	r := t.Informers.Resource().V1()
+	client, err := t.ClientOf(devicetaintevictioncontroller.ControllerName)
+	if err != nil {
+		return nil, err
+	}
 	ctl, err := devicetaintevictioncontroller.New(devicetaintevictioncontroller.Config{
-		Client:           t.Client,
+		Client:           client,
 		Pods:             t.Informers.Core().V1().Pods(),
 		ResourceClaims:   r.ResourceClaims(),
 		ResourceSlices:   r.ResourceSlices(),

@@ -78,14 +78,28 @@ func (p *Process) QueueMetrics() (*queuemetrics.Provider, error) {
 	return p.queueMetrics, p.queueErr
 }
 
-// Term is what the controllers share while this replica leads: the client
-// and the informers, made anew at each term.
+// Term is what the controllers share while this replica leads: the
+// informers, made anew at each term, and the clients.
 type Term struct {
+	// Client is the program's client, which the informers watch with.
 	Client kubernetes.Interface
 	// Informers is the shared informer factory of every namespace.
 	Informers informers.SharedInformerFactory
 
 	nodeLeases informers.SharedInformerFactory
+	// clientOf makes a controller's client; nil: Client serves all.
+	clientOf func(controller string) (kubernetes.Interface, error)
+}
+
+// ClientOf is the client the controller named writes with. In a program
+// that hosts several, each has one of its own, with its own rate limit
+// (--kube-api-qps, --kube-api-burst), as kube-controller-manager gives
+// each of its controllers; a program of one controller has one client.
+func (t *Term) ClientOf(controller string) (kubernetes.Interface, error) {
+	if t.clientOf == nil {
+		return t.Client, nil
+	}
+	return t.clientOf(controller)
 }
 
 // NodeLeases is the factory of informers of the kube-node-lease namespace,
@@ -226,7 +240,7 @@ func Main(p Program) {
 		}
 	}
 	err = command.Main(c.client, p.Name, proc.Registry, proc.Logger, func(ctx context.Context, client kubernetes.Interface) error {
-		return runTerm(ctx, proc, client, c.enabled)
+		return runTerm(ctx, proc, p.newTerm(c, client), c.enabled)
 	})
 	if err != nil {
 		proc.Logger.Error("exiting", "err", err)
@@ -234,11 +248,21 @@ func Main(p Program) {
 	}
 }
 
-// runTerm builds the controllers on a fresh set of informers, starts the
-// informers and runs the controllers until ctx ends or one of them fails;
-// then it stops the others and returns the first error.
-func runTerm(ctx context.Context, proc *Process, client kubernetes.Interface, controllers []Controller) error {
+// newTerm is a term of p with the configuration c, whose informers watch
+// with client.
+func (p Program) newTerm(c config, client kubernetes.Interface) *Term {
 	t := &Term{Client: client, Informers: newFactory(client)}
+	if len(c.enabled) > 1 {
+		t.clientOf = func(controller string) (kubernetes.Interface, error) {
+			return c.client.Client(p.Name + "/" + controller)
+		}
+	}
+	return t
+}
+
+// runTerm builds the controllers on t's informers, starts the informers and runs the controllers until ctx ends or one of them fails;
+// then it stops the others and returns the first error.
+func runTerm(ctx context.Context, proc *Process, t *Term, controllers []Controller) error {
 	runs := make([]func(context.Context) error, len(controllers))
 	for i, ctl := range controllers {
 		run, err := ctl.Start(proc, t)

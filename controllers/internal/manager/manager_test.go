@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/evictkit/eviction/controllers/internal/commandtest"
 )
 
 var (
@@ -223,5 +225,45 @@ func TestInformersDropManagedFields(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/p", Obj: pod}
 	if out, err := dropManagedFields(tomb); err != nil || out.(cache.DeletedFinalStateUnknown).Key != "ns/p" {
 		t.Errorf("tombstone: %v, %v", out, err)
+	}
+}
+
+// Hosting several controllers, the program gives each a client of its own
+// (its own rate limit, as kube-controller-manager does); hosting one, the
+// controller writes with the program's client.
+func TestEachControllerHasItsClient(t *testing.T) {
+	var kubeconfig string // one that parses (its server is never reached)
+	for _, k := range commandtest.Nowhere(t) {
+		if k.Name == "connection refused" {
+			kubeconfig = k.Path
+		}
+	}
+	shared := fake.NewClientset()
+	c, err := managerProgram.parse([]string{"--kubeconfig=" + kubeconfig}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := managerProgram.newTerm(c, shared)
+	limiters := map[any]string{}
+	for _, ctl := range c.enabled {
+		client, err := term.ClientOf(ctl.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if client == shared {
+			t.Fatalf("%s writes with the informers' client", ctl.Name())
+		}
+		l := client.CoreV1().RESTClient().GetRateLimiter()
+		if other, ok := limiters[l]; ok {
+			t.Errorf("%s and %s share a rate limiter", ctl.Name(), other)
+		}
+		limiters[l] = ctl.Name()
+	}
+	c, err = taintProgram.parse([]string{"--kubeconfig=" + kubeconfig}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client, err := taintProgram.newTerm(c, shared).ClientOf(c.enabled[0].Name()); err != nil || client != shared {
+		t.Errorf("one controller: client %v, %v; want the program's", client, err)
 	}
 }
