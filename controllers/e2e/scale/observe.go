@@ -43,14 +43,19 @@ type eviction struct {
 	At        time.Time
 }
 
-// observe starts informers on c and returns once their caches have synced.
-func observe(ctx context.Context, c kubernetes.Interface) (*observer, error) {
-	o := &observer{
+// newObserver is an observer that has seen nothing.
+func newObserver() *observer {
+	return &observer{
 		ready:     map[string]v1.ConditionStatus{},
 		readyPods: map[string]bool{},
 		taints:    map[string]map[string]v1.Taint{},
 		evictions: map[string]eviction{},
 	}
+}
+
+// observe starts informers on c and returns once their caches have synced.
+func observe(ctx context.Context, c kubernetes.Interface) (*observer, error) {
+	o := newObserver()
 	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(namespace))
 	nodes := informers.NewSharedInformerFactory(c, 0).Core().V1().Nodes().Informer()
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -58,7 +58,7 @@ func TestScale(t *testing.T) {
 		ref, okRef := byVariant[KCM]
 		for _, v := range []Variant{Ours, OursSplit} {
 			if got, ok := byVariant[v]; okRef && ok {
-				for _, p := range compare(ref, got) {
+				for _, p := range compare(ref, got, sc.racy) {
 					t.Errorf("%s: %s against kcm: %s", name, v, p)
 				}
 			}

@@ -16,8 +16,12 @@ type scenario struct {
 	// affected picks the nodes the scenario acts on, by index.
 	affected func(s Shape) []int
 	// expect returns the pods the controllers must evict, from the shape
-	// and the affected nodes alone.
+	// and the affected nodes alone; nil when no prediction holds (racy).
 	expect func(s Shape, affected []int) map[string]bool
+	// racy says that which pods go depends on how the controller's passes
+	// fall, in kube-controller-manager too: the run is checked against its
+	// own observations, and ours is not required to evict kcm's pods.
+	racy bool
 	// act does it: silences nodes, taints them.
 	act func(ctx context.Context, r *runner, affected []int) error
 	// done reports whether the scenario has ended, and how far it is.
@@ -119,19 +123,20 @@ var scenarios = []scenario{
 	{
 		name:     "all",
 		affected: func(s Shape) []int { return indices(s.Nodes) },
-		expect:   func(Shape, []int) map[string]bool { return map[string]bool{} },
+		racy:     true,
 		// Every node falls silent at once: kwok stops renewing their
 		// Leases, then, a renewal interval later, the test renews every
-		// Lease one last time, so that
-		// their grace periods end within the time those renewals take
-		// (about a second), not over kwok's renewal interval. At most one
-		// monitor pass then sees the zones short of full disruption; the
-		// next sees every zone fully disrupted and removes the taints the
-		// first one started, within a monitor period (2 s), before any
-		// pod's shortest toleration (5 s) runs out. So no pod is evicted,
-		// by kcm or by ours. (Lease expiries spread over 10 s keep zones
-		// Normal over several passes, and both evict: upstream's
-		// behaviour, not a guarantee of no eviction in full disruption.)
+		// Lease one last time, so that their grace periods end together.
+		// No eviction at all is not what upstream promises here: the pass
+		// that finds the nodes silent marks them Unknown (a node status
+		// and its pods' Ready conditions each, under the client's rate
+		// limit: seconds at this size), and the zone queues, still at
+		// their Normal rate, taint nodes meanwhile; only at the end of the
+		// pass does it see every zone fully disrupted and lift the taints.
+		// A pod whose toleration is shorter than that is evicted, by kcm
+		// and by ours, and which ones is a race. What must hold: once the
+		// controller lifts a taint (it sees full disruption), it taints no
+		// node any more, and at the end no node holds one.
 		act: func(ctx context.Context, r *runner, affected []int) error {
 			nodes := r.names(affected)
 			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
@@ -152,10 +157,38 @@ var scenarios = []scenario{
 			return n == 0, fmt.Sprintf("%d of %d nodes Ready=Unknown", len(nodes)-n, len(nodes))
 		},
 		bound: func(s Shape) time.Duration { return silenceBound(0) },
-		// Past the short tolerations and several monitor periods: an
-		// eviction that started would show.
+		// Several monitor periods: a taint added or kept after full
+		// disruption would show.
 		settle: shortTolerance + 25*time.Second,
+		check:  checkFullDisruption,
 	},
+}
+
+// checkFullDisruption checks a run where every node fell silent: once the
+// node lifecycle controller removed a NoExecute taint (every zone fully
+// disrupted), it added none, and no node holds one at the end.
+func checkFullDisruption(r *runner, affected []int, changes []taintChange) []string {
+	var lifted time.Time
+	for _, c := range changes {
+		if !c.Added && (lifted.IsZero() || c.At.Before(lifted)) {
+			lifted = c.At
+		}
+	}
+	var out []string
+	var late []string
+	for _, c := range changes {
+		if c.Added && !lifted.IsZero() && c.At.After(lifted) {
+			late = append(late, fmt.Sprintf("%s at %v", c.Node, c.At.Sub(r.start).Round(100*time.Millisecond)))
+		}
+	}
+	if len(late) > 0 {
+		out = append(out, fmt.Sprintf("%d nodes tainted after the first taint was lifted (%v after the start): %s",
+			len(late), lifted.Sub(r.start).Round(100*time.Millisecond), head(late)))
+	}
+	if n := r.obs.tainted(r.names(affected), v1.TaintNodeNotReady, v1.TaintNodeUnreachable); n > 0 {
+		out = append(out, fmt.Sprintf("%d nodes still tainted at the end, in full disruption", n))
+	}
+	return out
 }
 
 // silenceBound bounds the time from silencing n nodes to the last of them
