@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,7 +190,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 				t.Parallel()
 				c := startCluster(t, v)
 				tr := c.startTrace(t)
-				c.watchDRA(t, tr)
+				awaitRules := c.watchDRA(t, tr)
 				c.createNode(t, draNode, "dra", v1.ConditionTrue, excluded)
 				if _, err := c.client.ResourceV1().DeviceClasses().Create(c.ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: draClass}}, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
@@ -202,6 +203,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 						t.Logf("%s on %s took %v", s.name, v.name, time.Since(starts[s.name]).Round(100*time.Millisecond))
 					})
 				}
+				awaitRules(t)
 				for _, s := range dra {
 					start, ran := starts[s.name]
 					if !ran {
@@ -431,7 +433,12 @@ func (d deviceTaint) evicts(devs []deviceUse) (after time.Duration, ok bool) {
 // watchDRA adds to the trace the device taints of ResourceSlices, the
 // DeviceTaintRules (their taint added and removed, their EvictionInProgress
 // condition) and, for each pod, the devices it uses.
-func (c *cluster) watchDRA(t *testing.T, tr *trace) {
+//
+// It returns a wait for the trace to hold every DeviceTaintRule as the API
+// server holds it now: a scenario that waited for a rule's status by
+// reading the server must not have its trace taken before the trace's own
+// watch delivered that status (on a busy machine it can lag).
+func (c *cluster) watchDRA(t *testing.T, tr *trace) (awaitRules func(t *testing.T)) {
 	f := informers.NewSharedInformerFactory(c.client, 0)
 	r := f.Resource().V1()
 	claims := r.ResourceClaims().Informer()
@@ -439,9 +446,41 @@ func (c *cluster) watchDRA(t *testing.T, tr *trace) {
 		AddFunc:    func(obj any) { tr.slice(nil, obj.(*resourceapi.ResourceSlice)) },
 		UpdateFunc: func(old, obj any) { tr.slice(old.(*resourceapi.ResourceSlice), obj.(*resourceapi.ResourceSlice)) },
 	})
+	var (
+		seenMu sync.Mutex
+		seen   = map[string]string{} // rule name → resourceVersion the trace handled
+	)
+	handled := func(rule *resourceapi.DeviceTaintRule) {
+		seenMu.Lock()
+		defer seenMu.Unlock()
+		seen[rule.Name] = rule.ResourceVersion
+	}
+	awaitRules = func(t *testing.T) {
+		t.Helper()
+		eventually(t, patience, "the trace holding every DeviceTaintRule as the server does", func() (bool, string) {
+			rules, err := c.client.ResourceV1().DeviceTaintRules().List(c.ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			seenMu.Lock()
+			defer seenMu.Unlock()
+			for _, rule := range rules.Items {
+				if seen[rule.Name] != rule.ResourceVersion {
+					return false, fmt.Sprintf("rule %s at %s on the server, %q in the trace", rule.Name, rule.ResourceVersion, seen[rule.Name])
+				}
+			}
+			return true, ""
+		})
+	}
 	_, _ = r.DeviceTaintRules().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { tr.rule(nil, obj.(*resourceapi.DeviceTaintRule)) },
-		UpdateFunc: func(old, obj any) { tr.rule(old.(*resourceapi.DeviceTaintRule), obj.(*resourceapi.DeviceTaintRule)) },
+		AddFunc: func(obj any) {
+			tr.rule(nil, obj.(*resourceapi.DeviceTaintRule))
+			handled(obj.(*resourceapi.DeviceTaintRule))
+		},
+		UpdateFunc: func(old, obj any) {
+			tr.rule(old.(*resourceapi.DeviceTaintRule), obj.(*resourceapi.DeviceTaintRule))
+			handled(obj.(*resourceapi.DeviceTaintRule))
+		},
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
@@ -482,6 +521,7 @@ func (c *cluster) watchDRA(t *testing.T, tr *trace) {
 		}
 		return out
 	}
+	return awaitRules
 }
 
 func taintLine(t resourceapi.DeviceTaint) string { return t.Key + ":" + string(t.Effect) }
