@@ -8,6 +8,7 @@
 //	victims, ok := preemption.SelectVictims(pod, node, pdbs, now, preemption.Options{})
 //	chosen, err := preemption.Preempt(pod, nodes, pdbs, now, preemption.Options{})
 //	r, err := preemption.Evaluate(pod, nodes, pdbs, now, preemption.Options{}) // with the details
+//	r, err := preemption.EvaluateSource(pod, src, pdbs, now, opts)           // snapshots on demand
 //
 // It mirrors the DefaultPreemption PostFilter plugin of k8s.io/kubernetes
 // v1.37.2:
@@ -37,9 +38,13 @@
 // one node, [PickNode] chooses among candidates, and [Preempt] (or
 // [Evaluate], which returns the details: candidate list, node statuses,
 // nomination changes and the [Criterion] that decided) runs the whole
-// decision over many nodes. The caller carries out the result: mark and
-// delete the victims, set the preemptor's nominatedNodeName, clear the
-// nomination of [Result.ClearNominationOf].
+// decision over many nodes. [EvaluateSource] takes the nodes from a
+// [NodeSource] instead, which prepares a node's snapshot only when the
+// decision looks at it: with [Options.PriorStatus], the dry run visits about
+// [Sampling.NumCandidates] of the potential nodes (10% of a large cluster by
+// default), so the other snapshots are never needed. The caller carries
+// out the result: mark and delete the victims, set the preemptor's
+// nominatedNodeName, clear the nomination of [Result.ClearNominationOf].
 //
 // # Guarantees
 //
