@@ -31,7 +31,8 @@
 // # Entry points
 //
 // [NewNodeSnapshot] captures a node, its pods and the pods nominated to it,
-// computing every request vector once; [NewPDBs] parses the
+// computing every request vector once ([NewNodeSnapshotCharged] takes them
+// from a caller that has them, such as kube-scheduler's cache); [NewPDBs] parses the
 // PodDisruptionBudgets once for any number of calls. Every decision takes
 // now, the time a pod without status.startTime is taken to have started:
 // nothing here reads a clock. [SelectVictims] finds the victims on
@@ -40,7 +41,8 @@
 // nomination changes and the [Criterion] that decided) runs the whole
 // decision over many nodes. [EvaluateSource] takes the nodes from a
 // [NodeSource] instead, which prepares a node's snapshot only when the
-// decision looks at it: with [Options.PriorStatus], the dry run visits about
+// decision looks at it (and a [StatusSource] gives the prior statuses by
+// index): with prior statuses given, the dry run visits about
 // [Sampling.NumCandidates] of the potential nodes (10% of a large cluster by
 // default), so the other snapshots are never needed. The caller carries
 // out the result: mark and delete the victims, set the preemptor's

@@ -83,13 +83,33 @@ func Preempt(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, 
 // prepare many snapshots the dry run never visits gives a [NodeSource]
 // instead.
 func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Result, error) {
+	seen := make(map[string]struct{}, len(nodes))
+	for i := range nodes {
+		var err error
+		name := nodes[i].Name()
+		if nodes[i].node == nil {
+			err = fmt.Errorf("preemption: node snapshot %d is the zero value: %w", i, ErrInvalidInput)
+		} else if _, dup := seen[name]; dup {
+			err = fmt.Errorf("preemption: node %q appears twice: %w", name, ErrInvalidInput)
+		}
+		if err != nil {
+			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+		}
+		seen[name] = struct{}{}
+	}
 	return EvaluateSource(preemptor, Snapshots(nodes), pdbs, now, opts)
 }
 
 // EvaluateSource is [Evaluate] over nodes given by a [NodeSource], which is
-// asked for the snapshot of a node only when the decision looks at it. The
-// result is the one Evaluate gives for the same snapshots, in the same
-// order.
+// asked for the snapshot of a node only when the decision looks at it. When
+// src is also a [StatusSource], the prior statuses come from it and
+// [Options.PriorStatus] is ignored. The result is the one Evaluate gives for
+// the same snapshots, in the same order, and the same prior statuses.
+//
+// Node names must be unique; unlike Evaluate, EvaluateSource does not check
+// it (a cluster's worth of names would be hashed on every call), and a
+// duplicate name makes the node statuses of the result ambiguous. A node
+// without a name fails with [ErrInvalidInput].
 func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time, opts Options) (Result, error) {
 	failed := func(err error) (Result, error) {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
@@ -105,21 +125,18 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 		src = Snapshots(nil)
 	}
 	numNodes := src.Len()
-	index := make(map[string]int, numNodes)
 	for i := range numNodes {
-		name := src.Name(i)
-		if name == "" {
-			return failed(fmt.Errorf("preemption: node %d has no name (the zero NodeSnapshot?): %w", i, ErrInvalidInput))
+		if src.Name(i) == "" {
+			return failed(fmt.Errorf("preemption: node %d has no name: %w", i, ErrInvalidInput))
 		}
-		if _, dup := index[name]; dup {
-			return failed(fmt.Errorf("preemption: node %q appears twice: %w", name, ErrInvalidInput))
-		}
-		index[name] = i
 	}
 
-	prior := make([]Code, numNodes)
-	known := func(i int) Code { return prior[i] }
-	if opts.PriorStatus != nil {
+	var known func(i int) Code
+	switch ss, ok := src.(StatusSource); {
+	case ok:
+		known = ss.PriorStatus
+	case opts.PriorStatus != nil:
+		prior := make([]Code, numNodes)
 		for i := range numNodes {
 			code, ok := opts.PriorStatus[src.Name(i)]
 			if !ok {
@@ -127,7 +144,9 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 			}
 			prior[i] = code
 		}
-	} else {
+		known = func(i int) Code { return prior[i] }
+	default:
+		prior := make([]Code, numNodes)
 		e := c.newEval()
 		for i := range numNodes {
 			if e.snap, err = nodeSnapshot(src, i); err != nil {
@@ -146,7 +165,7 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 		}
 	}
 
-	ok, msg, err := c.eligible(src, index, known)
+	ok, msg, err := c.eligible(src, known)
 	if err != nil {
 		return failed(fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, err))
 	}
@@ -159,7 +178,17 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 	}
 
 	r := Result{NodeStatuses: map[string]Status{}}
+	numPotential := 0
+	for i := range numNodes {
+		if known(i) == Unschedulable {
+			numPotential++
+		}
+	}
 	var potential []int
+	if numPotential > 0 {
+		potential = make([]int, 0, numPotential)
+		r.Potential = make([]string, 0, numPotential)
+	}
 	for i := range numNodes {
 		if known(i) == Unschedulable {
 			potential = append(potential, i)
@@ -229,7 +258,7 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 	}
 	r.Code, r.NominatedNode = Success, r.Chosen.Node
 	r.Message = fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods))
-	if i, ok := index[r.Chosen.Node]; ok {
+	if i, ok := indexOf(src, r.Chosen.Node); ok {
 		node, err := nodeSnapshot(src, i)
 		if err != nil {
 			return failed(fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, err))
@@ -245,7 +274,7 @@ func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time,
 
 // eligible is PodEligibleToPreemptOthers. It fails only when the snapshot
 // of the nominated node cannot be had.
-func (c *call) eligible(src NodeSource, index map[string]int, prior func(int) Code) (bool, string, error) {
+func (c *call) eligible(src NodeSource, prior func(int) Code) (bool, string, error) {
 	if p := c.pre.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
 		return false, "not eligible due to preemptionPolicy=Never.", nil
 	}
@@ -253,7 +282,7 @@ func (c *call) eligible(src NodeSource, index map[string]int, prior func(int) Co
 	if name == "" {
 		return true, "", nil
 	}
-	i, ok := index[name]
+	i, ok := indexOf(src, name)
 	if !ok {
 		// Absent from the snapshot: absent from NodeToStatus too, which
 		// reads as UnschedulableAndUnresolvable.
@@ -311,7 +340,8 @@ type outcome struct {
 // candidates, the node errors and the number of nodes visited.
 func (c *call) dryRun(src NodeSource, potential []int, offset, numCandidates int32, statuses map[string]Status) ([]Candidate, []error, int) {
 	n := len(potential)
-	var nonViolating, violating []Candidate
+	nonViolating := make([]Candidate, 0, min(int(numCandidates), n))
+	var violating []Candidate
 	var errs []error
 	stopped := false
 	nodeAt := func(i int) int { return potential[(int(offset)+i)%n] }
@@ -362,7 +392,7 @@ func (c *call) dryRun(src NodeSource, potential []int, offset, numCandidates int
 				break
 			}
 		}
-		return append(nonViolating, violating...), errs, evaluated
+		return joinCandidates(nonViolating, violating), errs, evaluated
 	}
 
 	// Workers take visit indices in order; whoever completes the next
@@ -420,7 +450,16 @@ func (c *call) dryRun(src NodeSource, potential []int, offset, numCandidates int
 		})
 	}
 	wg.Wait()
-	return append(nonViolating, violating...), errs, evaluated
+	return joinCandidates(nonViolating, violating), errs, evaluated
+}
+
+// joinCandidates lists the non-violating candidates, then the violating
+// ones; nil when there are none.
+func joinCandidates(nonViolating, violating []Candidate) []Candidate {
+	if len(nonViolating)+len(violating) == 0 {
+		return nil
+	}
+	return append(nonViolating, violating...)
 }
 
 // nodeErrors are the node errors of a dry run without candidates: its text

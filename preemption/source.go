@@ -26,6 +26,17 @@ type NodeSource interface {
 	Snapshot(i int) (NodeSnapshot, error)
 }
 
+// StatusSource is a [NodeSource] that also gives the prior status of each
+// node, as [Options.PriorStatus] gives it by name: only [Unschedulable]
+// nodes are considered for preemption. A caller that holds the statuses by
+// node index saves a map of the whole cluster per call.
+type StatusSource interface {
+	NodeSource
+	// PriorStatus returns the status of node i, 0 ≤ i < Len(), in the
+	// failed scheduling pass.
+	PriorStatus(i int) Code
+}
+
 // Snapshots is a [NodeSource] over snapshots already prepared, in order.
 type Snapshots []NodeSnapshot
 
@@ -54,4 +65,15 @@ func nodeSnapshot(src NodeSource, i int) (NodeSnapshot, error) {
 		return NodeSnapshot{}, fmt.Errorf("preemption: node %q: the source gave the snapshot of node %q: %w", name, got, ErrInvalidInput)
 	}
 	return s, nil
+}
+
+// indexOf returns the index of the node named name in src: a scan, as only
+// a couple of names are looked up per decision.
+func indexOf(src NodeSource, name string) (int, bool) {
+	for i := range src.Len() {
+		if src.Name(i) == name {
+			return i, true
+		}
+	}
+	return 0, false
 }

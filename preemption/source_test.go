@@ -46,6 +46,16 @@ func (l *lazyNodes) Snapshot(i int) (preemption.NodeSnapshot, error) {
 	return l.nodes[i], nil
 }
 
+// statusNodes is a lazyNodes that gives the prior statuses itself.
+type statusNodes struct {
+	*lazyNodes
+	codes []preemption.Code
+}
+
+var _ preemption.StatusSource = statusNodes{}
+
+func (s statusNodes) PriorStatus(i int) preemption.Code { return s.codes[i] }
+
 // TestPropertySourceEqualsSlice: a lazy source gives the result of the same
 // snapshots in a slice, for any worker count, and with prior statuses given
 // only the nodes the dry run visited (and, with w workers, the w-1 after
@@ -57,7 +67,21 @@ func TestPropertySourceEqualsSlice(t *testing.T) {
 		want, wantErr := preemption.Evaluate(pre, nodes, mustPDBs(pdbs), now, opts)
 		opts.Workers = rapid.IntRange(1, 4).Draw(t, "workers")
 		src := &lazyNodes{nodes: nodes}
-		got, gotErr := preemption.EvaluateSource(pre, src, mustPDBs(pdbs), now, opts)
+		var source preemption.NodeSource = src
+		if opts.PriorStatus != nil && rapid.Bool().Draw(t, "status source") {
+			// The statuses by index replace the map, which is then
+			// ignored.
+			ss := statusNodes{lazyNodes: src}
+			for _, n := range nodes {
+				code, ok := opts.PriorStatus[n.Name()]
+				if !ok {
+					code = preemption.UnschedulableAndUnresolvable
+				}
+				ss.codes = append(ss.codes, code)
+			}
+			source, opts.PriorStatus = ss, map[string]preemption.Code{"ignored": preemption.Unschedulable}
+		}
+		got, gotErr := preemption.EvaluateSource(pre, source, mustPDBs(pdbs), now, opts)
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("lazy source differs:\nslice %+v\nlazy  %+v", want, got)
 		}
