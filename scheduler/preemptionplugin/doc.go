@@ -93,6 +93,9 @@
 // Those of the [preemption] package (deterministic order where upstream
 // follows map iteration or timing, stable victim sorts); pod groups
 // (GenericWorkload, off by default) are not supported; metrics are not
-// exported. The node snapshots are cached between attempts by NodeInfo
-// generation, so that unchanged nodes cost nothing to prepare.
+// exported. A node's snapshot is prepared only when the decision visits the
+// node (about minCandidateNodesPercentage of the potential nodes), from
+// what the scheduler's NodeInfo already charges each pod, and kept between
+// attempts by NodeInfo generation, so that unchanged nodes cost nothing to
+// prepare again.
 package preemptionplugin

@@ -118,31 +118,23 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	snaps, err := pl.snaps.build(infos, pl.h)
-	if err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-	prior := make(map[string]preemption.Code, len(infos))
+	nodes := pl.snaps.source(infos, pl.h)
 	var needs map[string]bool
-	for _, ni := range infos {
-		node := ni.Node()
-		if node == nil {
-			continue
-		}
-		st := m.Get(node.Name)
+	for i, name := range nodes.names {
+		st := m.Get(name)
 		switch st.Code() {
 		case fwk.Unschedulable:
-			prior[node.Name] = preemption.Unschedulable
+			nodes.codes[i] = preemption.Unschedulable
 			if p := st.Plugin(); p != resourceFitPlugin {
 				if needs == nil {
 					needs = map[string]bool{}
 				}
-				needs[node.Name] = true
+				needs[name] = true
 			}
 		case fwk.Success:
-			prior[node.Name] = preemption.Success
+			nodes.codes[i] = preemption.Success
 		default:
-			prior[node.Name] = preemption.UnschedulableAndUnresolvable
+			nodes.codes[i] = preemption.UnschedulableAndUnresolvable
 		}
 	}
 
@@ -155,20 +147,18 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		return nil, fwk.AsStatus(err)
 	}
 
+	// The prior statuses come from nodes, a preemption.StatusSource.
 	opts := preemption.Options{
-		Sampling:    new(pl.args.sampling()),
-		Offset:      pl.opts.Offset,
-		Workers:     pl.opts.Workers,
-		PriorStatus: prior,
-		StrictPDB:   pl.args.StrictPDB,
+		Sampling:  new(pl.args.sampling()),
+		Offset:    pl.opts.Offset,
+		Workers:   pl.opts.Workers,
+		StrictPDB: pl.args.StrictPDB,
 	}
 	all := needsProfileFilters(pod, lister)
 	if all || len(needs) > 0 {
-		byName := make(map[string]fwk.NodeInfo, len(infos))
-		for _, ni := range infos {
-			if n := ni.Node(); n != nil {
-				byName[n.Name] = ni
-			}
+		byName := make(map[string]fwk.NodeInfo, len(nodes.infos))
+		for i, ni := range nodes.infos {
+			byName[nodes.names[i]] = ni
 		}
 		need := func(node string) bool { return all || needs[node] }
 		opts.Filters = []preemption.Filter{profileFilter(ctx, pl.h, state, byName, need)}
@@ -179,7 +169,7 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		}
 	}
 
-	r, err := preemption.Evaluate(pod, snaps, pdbs, pl.opts.Clock.Now(), opts)
+	r, err := preemption.EvaluateSource(pod, nodes, pdbs, pl.opts.Clock.Now(), opts)
 	if err != nil {
 		logger.V(5).Info("Preemption found no node", "pod", klog.KObj(pod), "err", err)
 		var res *fwk.PostFilterResult

@@ -157,9 +157,10 @@ func (c *cluster) cycle(b *testing.B, pl fwk.PostFilterPlugin) {
 
 // BenchmarkPostFilter is one preemption cycle on 5,000 full nodes of 30 pods
 // each: DefaultPreemption, EvictkitPreemption with its node snapshots cached
-// from the previous cycle (the steady state of a running scheduler: between
+// from the previous cycles (the steady state of a running scheduler: between
 // two preemptions most nodes do not change), and EvictkitPreemption built
-// afresh for every cycle (every snapshot computed).
+// afresh for every cycle (its first cycle: every visited node's snapshot is
+// prepared).
 func BenchmarkPostFilter(b *testing.B) {
 	const nodes, podsPerNode = 5000, 30
 	c := newCluster(b, nodes, podsPerNode)
