@@ -23,6 +23,9 @@ import (
 type snapshots struct {
 	mu    sync.Mutex
 	nodes map[string]cachedNode
+	// bufs holds *[]preemption.ChargedPod scratch slices: a snapshot
+	// copies what it needs from them.
+	bufs sync.Pool
 }
 
 type cachedNode struct {
@@ -95,16 +98,22 @@ func (n *nodeSource) Snapshot(i int) (preemption.NodeSnapshot, error) {
 	// The scheduler's cache has computed what each bound pod is charged
 	// (NodeInfo sums the same values for NodeResourcesFit); the nominated
 	// pods, few and from the queue, are measured here.
-	infoPods := ni.GetPods()
-	pods := make([]preemption.ChargedPod, len(infoPods))
-	for j, pi := range infoPods {
-		pods[j] = preemption.ChargedPod{Pod: pi.GetPod(), Charged: charged(pi.CalculateResource().Resource)}
+	buf, _ := s.bufs.Get().(*[]preemption.ChargedPod)
+	if buf == nil {
+		buf = new([]preemption.ChargedPod)
+	}
+	pods := (*buf)[:0]
+	for _, pi := range ni.GetPods() {
+		pods = append(pods, preemption.ChargedPod{Pod: pi.GetPod(), Charged: charged(pi.CalculateResource().Resource)})
 	}
 	var nominatedPods []preemption.ChargedPod
 	for _, p := range nominated {
 		nominatedPods = append(nominatedPods, preemption.ChargedPod{Pod: p, Charged: preemption.AssignedPodRequests(p)})
 	}
 	snap, err := preemption.NewNodeSnapshotCharged(node, pods, nominatedPods)
+	clear(pods) // drop the references to the pods before pooling
+	*buf = pods[:0]
+	s.bufs.Put(buf)
 	if err != nil {
 		return preemption.NodeSnapshot{}, err
 	}
