@@ -68,7 +68,8 @@ type argsJSON struct {
 // ParseArgs reads args in JSON or YAML, as a pluginConfig entry gives them,
 // over base: a field that is absent keeps base's value (pass [DefaultArgs]
 // for the plugin's defaults). Empty input (or null) is base. Unknown fields
-// are an error, so that a misspelt option is not silently ignored, and the
+// are an error, so that a misspelt option is not silently ignored (names
+// match without regard to case, as encoding/json matches them), and the
 // result is validated. Every error wraps [ErrInvalidOptions] and names the
 // field at fault.
 func ParseArgs(data []byte, base Args) (Args, error) {
