@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -329,12 +330,21 @@ func TestPreempt(t *testing.T) {
 			offset = int32(rapid.IntRange(0, len(potential)-1).Draw(t, "offset"))
 		}
 
-		r, _ := preemption.Evaluate(c.preemptor, c.snapshots(t), parsedPDBs(c.pdbs), pickNow, preemption.Options{
+		opts := preemption.Options{
 			Sampling: &preemption.Sampling{MinCandidateNodesPercentage: args.MinCandidateNodesPercentage,
 				MinCandidateNodesAbsolute: args.MinCandidateNodesAbsolute},
 			Offset:  preemption.FixedOffset(offset),
 			Workers: 1,
-		})
+		}
+		r, _ := preemption.Evaluate(c.preemptor, c.snapshots(t), parsedPDBs(c.pdbs), pickNow, opts)
+		// The scheduler plugin's path: snapshots prepared on demand from
+		// what upstream's NodeInfo charges each pod, statuses from
+		// upstream's filters. Same decision.
+		lazy := &upstreamNodes{t: t, c: c, up: up, state: state}
+		lazyR, _ := preemption.EvaluateSource(c.preemptor, lazy, parsedPDBs(c.pdbs), pickNow, opts)
+		if !reflect.DeepEqual(r, lazyR) {
+			t.Fatalf("on-demand snapshots from upstream's NodeInfos differ:\nevaluate %+v\non demand %+v\n%v", r, lazyR, c)
+		}
 		if !slices.Equal(r.Potential, potential) {
 			t.Fatalf("potential nodes: upstream %q, evictkit %q\n%v", potential, r.Potential, c)
 		}
@@ -362,6 +372,43 @@ func TestPreempt(t *testing.T) {
 				r.Chosen.Node, r.Decision, ourCandidates(r.Candidates), upstreamPick(candidates), c)
 		}
 	})
+}
+
+// upstreamNodes is the preemption.StatusSource a scheduler plugin builds:
+// prior statuses from upstream's filters, snapshots built when asked for
+// with what upstream's NodeInfo charges each bound pod.
+type upstreamNodes struct {
+	t     *rapid.T
+	c     *cluster
+	up    *schedCluster
+	state fwk.CycleState
+}
+
+func (u *upstreamNodes) Len() int          { return len(u.c.nodes) }
+func (u *upstreamNodes) Name(i int) string { return u.c.nodes[i].Name }
+func (u *upstreamNodes) PriorStatus(i int) preemption.Code {
+	// A node where the preemptor fits has no entry in upstream's
+	// NodeToStatus, and an absent entry reads as
+	// UnschedulableAndUnresolvable.
+	switch u.up.nodeFits(u.t, u.state, u.c.preemptor, u.Name(i)).Code() {
+	case fwk.Unschedulable:
+		return preemption.Unschedulable
+	}
+	return preemption.UnschedulableAndUnresolvable
+}
+func (u *upstreamNodes) Snapshot(i int) (preemption.NodeSnapshot, error) {
+	ni := u.up.nodeInfo(u.t, u.Name(i))
+	var pods, nominated []preemption.ChargedPod
+	for _, pi := range ni.GetPods() {
+		r := pi.CalculateResource().Resource
+		pods = append(pods, preemption.ChargedPod{Pod: pi.GetPod(), Charged: preemption.Resources{
+			MilliCPU: r.GetMilliCPU(), Memory: r.GetMemory(), EphemeralStorage: r.GetEphemeralStorage(), Scalars: r.GetScalarResources(),
+		}})
+	}
+	for _, p := range u.c.nominated[u.Name(i)] {
+		nominated = append(nominated, preemption.ChargedPod{Pod: p, Charged: preemption.AssignedPodRequests(p)})
+	}
+	return preemption.NewNodeSnapshotCharged(ni.Node(), pods, nominated)
 }
 
 // TestPickNode compares the node pick alone on generated candidates: the

@@ -8,6 +8,7 @@
 //	victims, ok := preemption.SelectVictims(pod, node, pdbs, now, preemption.Options{})
 //	chosen, err := preemption.Preempt(pod, nodes, pdbs, now, preemption.Options{})
 //	r, err := preemption.Evaluate(pod, nodes, pdbs, now, preemption.Options{}) // with the details
+//	r, err := preemption.EvaluateSource(pod, src, pdbs, now, opts)           // snapshots on demand
 //
 // It mirrors the DefaultPreemption PostFilter plugin of k8s.io/kubernetes
 // v1.37.2:
@@ -30,16 +31,22 @@
 // # Entry points
 //
 // [NewNodeSnapshot] captures a node, its pods and the pods nominated to it,
-// computing every request vector once; [NewPDBs] parses the
+// computing every request vector once ([NewNodeSnapshotCharged] takes them
+// from a caller that has them, such as kube-scheduler's cache); [NewPDBs] parses the
 // PodDisruptionBudgets once for any number of calls. Every decision takes
 // now, the time a pod without status.startTime is taken to have started:
 // nothing here reads a clock. [SelectVictims] finds the victims on
 // one node, [PickNode] chooses among candidates, and [Preempt] (or
 // [Evaluate], which returns the details: candidate list, node statuses,
 // nomination changes and the [Criterion] that decided) runs the whole
-// decision over many nodes. The caller carries out the result: mark and
-// delete the victims, set the preemptor's nominatedNodeName, clear the
-// nomination of [Result.ClearNominationOf].
+// decision over many nodes. [EvaluateSource] takes the nodes from a
+// [NodeSource] instead, which prepares a node's snapshot only when the
+// decision looks at it (and a [StatusSource] gives the prior statuses by
+// index): with prior statuses given, the dry run visits about
+// [Sampling.NumCandidates] of the potential nodes (10% of a large cluster by
+// default), so the other snapshots are never needed. The caller carries
+// out the result: mark and delete the victims, set the preemptor's
+// nominatedNodeName, clear the nomination of [Result.ClearNominationOf].
 //
 // # Guarantees
 //

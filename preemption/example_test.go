@@ -208,3 +208,63 @@ func ExamplePodRequests() {
 	// scheduling: 1300m
 	// on a node: 1800m
 }
+
+// EvaluateSource prepares a node's snapshot only when the decision looks at
+// it: with the prior statuses known, only the nodes of the dry run (here the
+// sampling asks for 2 candidates among 4 potential nodes, from offset 1).
+func ExampleEvaluateSource() {
+	nodes := []string{"n1", "n2", "n3", "n4"}
+	src := &onDemand{names: nodes, build: func(name string) (preemption.NodeSnapshot, error) {
+		victim := examplePod("batch-"+name, 100, "1", nil)
+		return preemption.NewNodeSnapshot(exampleNode(name, "1"), []*v1.Pod{victim}, nil)
+	}}
+	prior := map[string]preemption.Code{}
+	for _, n := range nodes {
+		prior[n] = preemption.Unschedulable
+	}
+	r, err := preemption.EvaluateSource(examplePod("api", 1000, "1", nil), src, preemption.PDBs{}, now, preemption.Options{
+		Sampling:    &preemption.Sampling{MinCandidateNodesPercentage: 50, MinCandidateNodesAbsolute: 1},
+		Offset:      preemption.FixedOffset(1),
+		PriorStatus: prior,
+		Workers:     1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("prepared:", src.built)
+	fmt.Println("chosen:", r.Chosen.Node, names(r.Chosen.Victims.Pods))
+	// Output:
+	// prepared: [n2 n3]
+	// chosen: n2 [batch-n2]
+}
+
+// onDemand is a NodeSource that builds each snapshot when asked, once.
+type onDemand struct {
+	names []string
+	build func(name string) (preemption.NodeSnapshot, error)
+	cache map[string]preemption.NodeSnapshot
+	built []string
+}
+
+func (s *onDemand) Len() int          { return len(s.names) }
+func (s *onDemand) Name(i int) string { return s.names[i] }
+
+// Snapshot is called from one goroutine here (Workers: 1); a source used
+// with more workers must lock its cache.
+func (s *onDemand) Snapshot(i int) (preemption.NodeSnapshot, error) {
+	name := s.names[i]
+	if snap, ok := s.cache[name]; ok {
+		return snap, nil
+	}
+	snap, err := s.build(name)
+	if err != nil {
+		return preemption.NodeSnapshot{}, err
+	}
+	if s.cache == nil {
+		s.cache = map[string]preemption.NodeSnapshot{}
+	}
+	s.cache[name] = snap
+	s.built = append(s.built, name)
+	return snap, nil
+}

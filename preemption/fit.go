@@ -190,6 +190,7 @@ type usage struct {
 type nodeEval struct {
 	c    *call
 	node *NodeSnapshot
+	snap NodeSnapshot // the node last loaded from a NodeSource
 
 	removed []bool  // parallel to node.pods
 	usage           // bound pods that are not removed

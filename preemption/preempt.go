@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -79,42 +78,81 @@ func Preempt(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, 
 // always the one a single worker gets: the dry run is reduced in visit order
 // and stops where the sequential run stops. The error is nil exactly when
 // Result.Code is Success.
+//
+// Evaluate is [EvaluateSource] over [Snapshots](nodes); a caller that would
+// prepare many snapshots the dry run never visits gives a [NodeSource]
+// instead.
 func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time, opts Options) (Result, error) {
-	if err := opts.validate(); err != nil {
+	seen := make(map[string]struct{}, len(nodes))
+	for i := range nodes {
+		var err error
+		name := nodes[i].Name()
+		if nodes[i].node == nil {
+			err = fmt.Errorf("preemption: node snapshot %d is the zero value: %w", i, ErrInvalidInput)
+		} else if _, dup := seen[name]; dup {
+			err = fmt.Errorf("preemption: node %q appears twice: %w", name, ErrInvalidInput)
+		}
+		if err != nil {
+			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+		}
+		seen[name] = struct{}{}
+	}
+	return EvaluateSource(preemptor, Snapshots(nodes), pdbs, now, opts)
+}
+
+// EvaluateSource is [Evaluate] over nodes given by a [NodeSource], which is
+// asked for the snapshot of a node only when the decision looks at it. When
+// src is also a [StatusSource], the prior statuses come from it and
+// [Options.PriorStatus] is ignored. The result is the one Evaluate gives for
+// the same snapshots, in the same order, and the same prior statuses.
+//
+// Node names must be unique; unlike Evaluate, EvaluateSource does not check
+// it (a cluster's worth of names would be hashed on every call), and a
+// duplicate name makes the node statuses of the result ambiguous. A node
+// without a name fails with [ErrInvalidInput].
+func EvaluateSource(preemptor *v1.Pod, src NodeSource, pdbs PDBs, now time.Time, opts Options) (Result, error) {
+	failed := func(err error) (Result, error) {
 		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+	}
+	if err := opts.validate(); err != nil {
+		return failed(err)
 	}
 	c, err := newCall(preemptor, pdbs, &opts, now)
 	if err != nil {
-		return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+		return failed(err)
 	}
-	index := make(map[string]int, len(nodes))
-	for i := range nodes {
-		name := nodes[i].Name()
-		if nodes[i].node == nil {
-			err := fmt.Errorf("preemption: node snapshot %d is the zero value: %w", i, ErrInvalidInput)
-			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
+	if src == nil {
+		src = Snapshots(nil)
+	}
+	numNodes := src.Len()
+	for i := range numNodes {
+		if src.Name(i) == "" {
+			return failed(fmt.Errorf("preemption: node %d has no name: %w", i, ErrInvalidInput))
 		}
-		if _, dup := index[name]; dup {
-			err := fmt.Errorf("preemption: node %q appears twice: %w", name, ErrInvalidInput)
-			return Result{Code: Error, KeepNomination: true, Message: err.Error()}, err
-		}
-		index[name] = i
 	}
 
-	prior := make([]Code, len(nodes))
-	known := func(i int) Code { return prior[i] }
-	if opts.PriorStatus != nil {
-		for i := range nodes {
-			code, ok := opts.PriorStatus[nodes[i].Name()]
+	var known func(i int) Code
+	switch ss, ok := src.(StatusSource); {
+	case ok:
+		known = ss.PriorStatus
+	case opts.PriorStatus != nil:
+		prior := make([]Code, numNodes)
+		for i := range numNodes {
+			code, ok := opts.PriorStatus[src.Name(i)]
 			if !ok {
 				code = UnschedulableAndUnresolvable
 			}
 			prior[i] = code
 		}
-	} else {
+		known = func(i int) Code { return prior[i] }
+	default:
+		prior := make([]Code, numNodes)
 		e := c.newEval()
-		for i := range nodes {
-			e.reset(&nodes[i])
+		for i := range numNodes {
+			if e.snap, err = nodeSnapshot(src, i); err != nil {
+				return failed(fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, err))
+			}
+			e.reset(&e.snap)
 			prior[i] = e.check()
 		}
 		// A node where the preemptor fits has no entry upstream, and an
@@ -127,25 +165,39 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time,
 		}
 	}
 
-	if ok, msg := c.eligible(nodes, index, known); !ok {
+	ok, msg, err := c.eligible(src, known)
+	if err != nil {
+		return failed(fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, err))
+	}
+	if !ok {
 		err := fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNotEligible, msg)
 		return Result{Code: Unschedulable, KeepNomination: true, Message: msg}, err
 	}
-	if len(nodes) == 0 {
+	if numNodes == 0 {
 		return Result{Code: Error, KeepNomination: true, Message: "no nodes available"}, fmt.Errorf("preemption: pod %s/%s: %w", preemptor.Namespace, preemptor.Name, ErrNoNodes)
 	}
 
 	r := Result{NodeStatuses: map[string]Status{}}
+	numPotential := 0
+	for i := range numNodes {
+		if known(i) == Unschedulable {
+			numPotential++
+		}
+	}
 	var potential []int
-	for i := range nodes {
+	if numPotential > 0 {
+		potential = make([]int, 0, numPotential)
+		r.Potential = make([]string, 0, numPotential)
+	}
+	for i := range numNodes {
 		if known(i) == Unschedulable {
 			potential = append(potential, i)
-			r.Potential = append(r.Potential, nodes[i].Name())
+			r.Potential = append(r.Potential, src.Name(i))
 		}
 	}
 	noCandidate := func(r Result) (Result, error) {
 		r.Code = Unschedulable
-		r.Message = fitErrorMessage(len(nodes), r.NodeStatuses)
+		r.Message = fitErrorMessage(numNodes, r.NodeStatuses)
 		return r, fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNoCandidate, r.Message)
 	}
 	if len(potential) == 0 {
@@ -156,10 +208,10 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time,
 	r.Offset = opts.offset(n)
 	r.NumCandidates = opts.sampling().NumCandidates(n)
 	var errs []error
-	r.Candidates, errs, r.Evaluated = c.dryRun(nodes, potential, r.Offset, r.NumCandidates, r.NodeStatuses)
+	r.Candidates, errs, r.Evaluated = c.dryRun(src, potential, r.Offset, r.NumCandidates, r.NodeStatuses)
 	if len(errs) > 0 && len(r.Candidates) == 0 {
 		r.Code, r.KeepNomination, r.Message = Error, true, aggregateMessage(errs)
-		return r, fmt.Errorf("preemption: pod %s/%s: %w: %s", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, r.Message)
+		return r, fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, nodeErrors(errs))
 	}
 	if len(r.Candidates) == 0 {
 		return noCandidate(r)
@@ -206,8 +258,12 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time,
 	}
 	r.Code, r.NominatedNode = Success, r.Chosen.Node
 	r.Message = fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods))
-	if i, ok := index[r.Chosen.Node]; ok {
-		for _, nom := range nodes[i].nominated {
+	if i, ok := indexOf(src, r.Chosen.Node); ok {
+		node, err := nodeSnapshot(src, i)
+		if err != nil {
+			return failed(fmt.Errorf("preemption: pod %s/%s: %w: %w", preemptor.Namespace, preemptor.Name, ErrNodeEvaluation, err))
+		}
+		for _, nom := range node.nominated {
 			if nom.priority < c.prio {
 				r.ClearNominationOf = append(r.ClearNominationOf, nom.pod)
 			}
@@ -216,25 +272,30 @@ func Evaluate(preemptor *v1.Pod, nodes []NodeSnapshot, pdbs PDBs, now time.Time,
 	return r, nil
 }
 
-// eligible is PodEligibleToPreemptOthers.
-func (c *call) eligible(nodes []NodeSnapshot, index map[string]int, prior func(int) Code) (bool, string) {
+// eligible is PodEligibleToPreemptOthers. It fails only when the snapshot
+// of the nominated node cannot be had.
+func (c *call) eligible(src NodeSource, prior func(int) Code) (bool, string, error) {
 	if p := c.pre.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
-		return false, "not eligible due to preemptionPolicy=Never."
+		return false, "not eligible due to preemptionPolicy=Never.", nil
 	}
 	name := c.pre.Status.NominatedNodeName
 	if name == "" {
-		return true, ""
+		return true, "", nil
 	}
-	i, ok := index[name]
+	i, ok := indexOf(src, name)
 	if !ok {
 		// Absent from the snapshot: absent from NodeToStatus too, which
 		// reads as UnschedulableAndUnresolvable.
-		return true, ""
+		return true, "", nil
 	}
 	if prior(i) == UnschedulableAndUnresolvable {
-		return true, ""
+		return true, "", nil
 	}
-	node := &nodes[i]
+	snap, err := nodeSnapshot(src, i)
+	if err != nil {
+		return false, "", err
+	}
+	node := &snap
 	for j := range node.pods {
 		p := &node.pods[j]
 		if p.priority >= c.prio || !terminatingByPreemption(p.pod) {
@@ -243,9 +304,9 @@ func (c *call) eligible(nodes []NodeSnapshot, index map[string]int, prior func(i
 		if f := c.opts.IsEligibleVictim; f != nil && !f(node, p.pod, c.pre) {
 			continue
 		}
-		return false, "not eligible due to a terminating pod on the nominated node."
+		return false, "not eligible due to a terminating pod on the nominated node.", nil
 	}
-	return true, ""
+	return true, "", nil
 }
 
 // terminatingByPreemption is PodTerminatingByPreemption: deleted, and the
@@ -266,6 +327,7 @@ func terminatingByPreemption(p *v1.Pod) bool {
 type outcome struct {
 	victims Victims
 	status  Status
+	err     error // the snapshot could not be had
 	done    bool
 }
 
@@ -273,18 +335,28 @@ type outcome struct {
 // visited from offset, candidates go to the non-violating or the violating
 // list (each capped at numCandidates, overflow dropped) and the run stops
 // once there is a non-violating candidate and the lists hold numCandidates.
-// It fills statuses and returns the candidates, the node errors and the
-// number of nodes visited.
-func (c *call) dryRun(nodes []NodeSnapshot, potential []int, offset, numCandidates int32, statuses map[string]Status) ([]Candidate, []error, int) {
+// A node whose snapshot cannot be had, or that yields no victim although the
+// preemptor then fits, is a node error. It fills statuses and returns the
+// candidates, the node errors and the number of nodes visited.
+func (c *call) dryRun(src NodeSource, potential []int, offset, numCandidates int32, statuses map[string]Status) ([]Candidate, []error, int) {
 	n := len(potential)
-	var nonViolating, violating []Candidate
+	nonViolating := make([]Candidate, 0, min(int(numCandidates), n))
+	var violating []Candidate
 	var errs []error
 	stopped := false
-	visit := func(i int) *NodeSnapshot { return &nodes[potential[(int(offset)+i)%n]] }
+	nodeAt := func(i int) int { return potential[(int(offset)+i)%n] }
+	search := func(e *nodeEval, i int) outcome {
+		var err error
+		if e.snap, err = nodeSnapshot(src, nodeAt(i)); err != nil {
+			return outcome{status: errorStatus(err), err: err, done: true}
+		}
+		v, st := e.selectVictims(&e.snap)
+		return outcome{victims: v, status: st, done: true}
+	}
 	// reduce handles the outcome of visit i, in visit order; it reports
 	// whether the run stops after it.
 	reduce := func(i int, o *outcome) bool {
-		name := visit(i).Name()
+		name := src.Name(nodeAt(i))
 		switch {
 		case o.status.IsSuccess() && len(o.victims.Pods) > 0:
 			cand := Candidate{Node: name, Victims: o.victims}
@@ -300,6 +372,9 @@ func (c *call) dryRun(nodes []NodeSnapshot, potential []int, offset, numCandidat
 			msg := fmt.Sprintf("expected at least one victim pod on node %q", name)
 			errs = append(errs, errors.New(msg))
 			statuses[name] = Status{Code: Error, Reasons: []string{msg}}
+		case o.status.Code == Error:
+			errs = append(errs, o.err)
+			statuses[name] = o.status
 		default:
 			statuses[name] = o.status
 		}
@@ -311,55 +386,88 @@ func (c *call) dryRun(nodes []NodeSnapshot, potential []int, offset, numCandidat
 	if workers <= 1 {
 		e := c.newEval()
 		for i := range n {
-			v, st := e.selectVictims(visit(i))
-			if reduce(i, &outcome{victims: v, status: st}) {
+			o := search(e, i)
+			if reduce(i, &o) {
 				evaluated = i + 1
 				break
 			}
 		}
-		return append(nonViolating, violating...), errs, evaluated
+		return joinCandidates(nonViolating, violating), errs, evaluated
 	}
 
 	// Workers take visit indices in order; whoever completes the next
-	// index in line reduces it, so reduction follows visit order. Once the
-	// stop rule fires no index past it is handed out, and results already
+	// index in line reduces it, so reduction follows visit order. No
+	// worker runs more than workers indices ahead of the next to reduce
+	// (it waits instead), so results fit a ring of that size and at most
+	// workers-1 nodes past the stop are evaluated for nothing. Once the stop
+	// rule fires no index past it is handed out, and results already
 	// computed past it are discarded.
-	results := make([]outcome, n)
+	ring := make([]outcome, workers)
 	var (
 		mu     sync.Mutex
-		cursor int
-		next   atomic.Int64
-		limit  atomic.Int64
+		ahead  = sync.NewCond(&mu)
+		cursor int // the next index to reduce
+		next   int // the next index to hand out
+		limit  = n
 		wg     sync.WaitGroup
 	)
-	limit.Store(int64(n))
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for next < limit && next >= cursor+workers {
+			ahead.Wait()
+		}
+		if next >= limit {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
 	for range workers {
 		wg.Go(func() {
 			e := c.newEval()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= int(limit.Load()) {
+				i, ok := take()
+				if !ok {
 					return
 				}
-				v, st := e.selectVictims(visit(i))
+				o := search(e, i)
 				mu.Lock()
-				results[i] = outcome{victims: v, status: st, done: true}
-				for !stopped && cursor < n && results[cursor].done {
-					if reduce(cursor, &results[cursor]) {
+				ring[i%workers] = o
+				for !stopped && cursor < next && ring[cursor%workers].done {
+					slot := &ring[cursor%workers]
+					if reduce(cursor, slot) {
 						stopped = true
 						evaluated = cursor + 1
-						limit.Store(int64(cursor + 1))
+						limit = cursor + 1
 					}
-					results[cursor] = outcome{done: true}
+					*slot = outcome{}
 					cursor++
 				}
+				ahead.Broadcast()
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return append(nonViolating, violating...), errs, evaluated
+	return joinCandidates(nonViolating, violating), errs, evaluated
 }
+
+// joinCandidates lists the non-violating candidates, then the violating
+// ones; nil when there are none.
+func joinCandidates(nonViolating, violating []Candidate) []Candidate {
+	if len(nonViolating)+len(violating) == 0 {
+		return nil
+	}
+	return append(nonViolating, violating...)
+}
+
+// nodeErrors are the node errors of a dry run without candidates: its text
+// is [aggregateMessage]'s and it wraps each of them.
+type nodeErrors []error
+
+func (e nodeErrors) Error() string   { return aggregateMessage(e) }
+func (e nodeErrors) Unwrap() []error { return e }
 
 // aggregateMessage prints node errors as upstream's utilerrors.NewAggregate
 // does: one message alone, otherwise the distinct messages in order, joined

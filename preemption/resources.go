@@ -142,6 +142,19 @@ func requestVector(pod *v1.Pod, opts podresources.Options) vector {
 	return v
 }
 
+// resourcesVector converts a Resources, keeping the scalars the scheduler
+// tracks.
+func resourcesVector(r Resources) vector {
+	v := vector{cpu: r.MilliCPU, mem: r.Memory, eph: r.EphemeralStorage}
+	for name, value := range r.Scalars {
+		if isScalarName(name) {
+			v.scalars = append(v.scalars, scalar{name, value})
+		}
+	}
+	v.sortScalars()
+	return v
+}
+
 // listVector converts a resource list the way Resource.Add does.
 func listVector(l v1.ResourceList) vector {
 	var v vector

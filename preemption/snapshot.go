@@ -36,8 +36,8 @@ type podEntry struct {
 	started  bool // status.startTime was set
 }
 
-func newPodEntry(p *v1.Pod) podEntry {
-	e := podEntry{pod: p, req: chargedVector(p), priority: podresources.Priority(p)}
+func newPodEntry(p *v1.Pod, req vector) podEntry {
+	e := podEntry{pod: p, req: req, priority: podresources.Priority(p)}
 	if p.Status.StartTime != nil {
 		e.start, e.started = p.Status.StartTime.Time, true
 	}
@@ -57,40 +57,88 @@ func (e *podEntry) startAt(now time.Time) time.Time {
 // modified. It fails with [ErrInvalidInput] when node is nil or unnamed or a
 // pod is nil.
 func NewNodeSnapshot(node *v1.Node, pods, nominated []*v1.Pod) (NodeSnapshot, error) {
+	s, err := newNodeSnapshot(node, len(pods), len(nominated))
+	if err != nil {
+		return NodeSnapshot{}, err
+	}
+	for i, p := range pods {
+		if p == nil {
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: pod %d is nil: %w", node.Name, i, ErrInvalidInput)
+		}
+		s.addPod(i, p, chargedVector(p))
+	}
+	for i, p := range nominated {
+		if p == nil {
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: nominated pod %d is nil: %w", node.Name, i, ErrInvalidInput)
+		}
+		s.nominated[i] = newPodEntry(p, chargedVector(p))
+	}
+	return s, nil
+}
+
+// ChargedPod is a pod on a node with what the node is charged for it,
+// computed by the caller: kube-scheduler's cache computes it once per pod
+// (PodInfo.CalculateResource), as [AssignedPodRequests] does here.
+type ChargedPod struct {
+	// Pod is the pod, kept by reference and never modified.
+	Pod *v1.Pod
+	// Charged is what the pod is charged on the node; Charged.Pods is
+	// ignored and only the scalar resources the scheduler tracks count
+	// (those [AssignedPodRequests] reports).
+	Charged Resources
+}
+
+// NewNodeSnapshotCharged is [NewNodeSnapshot] for a caller that already
+// knows what each pod is charged, such as a scheduler plugin reading
+// kube-scheduler's NodeInfo: the request vectors are taken from pods and
+// nominated instead of computed from the pods' specs and statuses. It fails
+// with [ErrInvalidInput] when node is nil or unnamed or a pod is nil.
+func NewNodeSnapshotCharged(node *v1.Node, pods, nominated []ChargedPod) (NodeSnapshot, error) {
+	s, err := newNodeSnapshot(node, len(pods), len(nominated))
+	if err != nil {
+		return NodeSnapshot{}, err
+	}
+	for i, p := range pods {
+		if p.Pod == nil {
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: pod %d is nil: %w", node.Name, i, ErrInvalidInput)
+		}
+		s.addPod(i, p.Pod, resourcesVector(p.Charged))
+	}
+	for i, p := range nominated {
+		if p.Pod == nil {
+			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: nominated pod %d is nil: %w", node.Name, i, ErrInvalidInput)
+		}
+		s.nominated[i] = newPodEntry(p.Pod, resourcesVector(p.Charged))
+	}
+	return s, nil
+}
+
+// newNodeSnapshot checks node and makes room for the pods.
+func newNodeSnapshot(node *v1.Node, numPods, numNominated int) (NodeSnapshot, error) {
 	if node == nil {
 		return NodeSnapshot{}, fmt.Errorf("preemption: nil node: %w", ErrInvalidInput)
 	}
 	if node.Name == "" {
 		return NodeSnapshot{}, fmt.Errorf("preemption: node without a name: %w", ErrInvalidInput)
 	}
-	s := NodeSnapshot{node: node}
-	alloc := listVector(node.Status.Allocatable)
-	s.alloc = alloc
+	s := NodeSnapshot{node: node, alloc: listVector(node.Status.Allocatable)}
 	if q, ok := node.Status.Allocatable[v1.ResourcePods]; ok {
 		s.allowedPods = int(q.Value())
 	}
-	s.pods = make([]podEntry, len(pods))
-	for i, p := range pods {
-		if p == nil {
-			return NodeSnapshot{}, fmt.Errorf("preemption: node %q: pod %d is nil: %w", node.Name, i, ErrInvalidInput)
-		}
-		s.pods[i] = newPodEntry(p)
-		e := &s.pods[i]
-		s.requested.cpu += e.req.cpu
-		s.requested.mem += e.req.mem
-		s.requested.eph += e.req.eph
-		s.requested.scalars = addScalars(s.requested.scalars, e.req.scalars)
-	}
-	if len(nominated) > 0 {
-		s.nominated = make([]podEntry, len(nominated))
-		for i, p := range nominated {
-			if p == nil {
-				return NodeSnapshot{}, fmt.Errorf("preemption: node %q: nominated pod %d is nil: %w", node.Name, i, ErrInvalidInput)
-			}
-			s.nominated[i] = newPodEntry(p)
-		}
+	s.pods = make([]podEntry, numPods)
+	if numNominated > 0 {
+		s.nominated = make([]podEntry, numNominated)
 	}
 	return s, nil
+}
+
+// addPod sets bound pod i and charges the node for it.
+func (s *NodeSnapshot) addPod(i int, p *v1.Pod, req vector) {
+	s.pods[i] = newPodEntry(p, req)
+	s.requested.cpu += req.cpu
+	s.requested.mem += req.mem
+	s.requested.eph += req.eph
+	s.requested.scalars = addScalars(s.requested.scalars, req.scalars)
 }
 
 // Name returns the node's name ("" for the zero NodeSnapshot).

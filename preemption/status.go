@@ -78,7 +78,8 @@ const (
 var (
 	// ErrInvalidInput reports a nil preemptor, node or pod, a nil
 	// PodDisruptionBudget given to [NewPDBs], a node without a name, the
-	// zero NodeSnapshot, or two snapshots with the same node name.
+	// zero NodeSnapshot, two snapshots with the same node name, or a
+	// [NodeSource] that gives the snapshot of another node.
 	ErrInvalidInput = errors.New("invalid input")
 	// ErrInvalidOptions reports options upstream's validation rejects.
 	ErrInvalidOptions = errors.New("invalid options")
@@ -91,7 +92,8 @@ var (
 	// after preemption (upstream: Unschedulable).
 	ErrNoCandidate = errors.New("no candidate node")
 	// ErrNodeEvaluation reports that evaluating some nodes failed and no
-	// candidate was found (upstream: Error).
+	// candidate was found (upstream: Error), or that a [NodeSource] could
+	// not give a snapshot the decision needs outside the dry run.
 	ErrNodeEvaluation = errors.New("node evaluation failed")
 	// ErrCandidateFilter reports an error returned by
 	// [Options.CandidateFilter] or a candidate it returned without victims.

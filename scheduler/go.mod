@@ -18,8 +18,9 @@ require (
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-scheduler v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
-	sigs.k8s.io/yaml v1.6.0
 )
+
+require sigs.k8s.io/yaml v1.6.0 // indirect
 
 require (
 	cel.dev/expr v0.25.1 // indirect

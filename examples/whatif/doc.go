@@ -73,7 +73,14 @@
 //   - preempt POD.yaml: the pod is evaluated as a pending preemptor over every
 //     node ([preemption.NewNodeSnapshot], [preemption.Evaluate]) with the
 //     snapshot's PodDisruptionBudgets; candidates, the chosen node, the
-//     criterion that decided and the runner-up are printed.
+//     criterion that decided and the runner-up are printed. --config FILE
+//     (a KubeSchedulerConfiguration: the profile of the pod's
+//     schedulerName, its preemption plugin and that plugin's args) and the
+//     flags --strict-pdb, --eviction-api, --min-candidate-nodes-percentage
+//     and --min-candidate-nodes-absolute (which override the file) configure
+//     it as the EvictkitPreemption plugin is configured, through
+//     [preemption.ParseArgs]; with evictionAPI the output says which
+//     evictions the API server would refuse.
 //   - device-taint --driver D [--pool P [--device NAME]...]
 //     [KEY[=VALUE][:EFFECT]] [--effect E]: a DeviceTaintRule created at t0
 //     (its timeAdded) taints the devices: the pool's, the named ones (a
@@ -134,7 +141,8 @@
 // rule-status; ifNoExecute (afterSeconds, null for never) for no-effect;
 // detail), "summary" and "notes".
 //
-// preempt: "t0", "model", "pod" (name, priority, prioritySource,
+// preempt: "t0", "model", "config" (when configured: source, plugin, args,
+// evictionsRefused), "pod" (name, priority, prioritySource,
 // preemptionPolicy, requests), "outcome" (fits, preempts, not-eligible or
 // no-candidate), "message", "nodes" (name, fit, reasons, candidate, victims,
 // pdbViolations, highestVictimPriority, victimPrioritySum,

@@ -138,7 +138,7 @@ func TestScenariosLeaveTheSharedSnapshot(t *testing.T) {
 				case "pressure":
 					_, err = pressure(s, "generated", args[1], pressureInput{signals: args[3:]}, nil, false)
 				case "preempt":
-					_, err = preempt(s, "generated", args[1], nil, false)
+					_, err = preempt(s, "generated", args[1], nil, false, &preemptFlags{})
 				}
 				if err != nil {
 					t.Fatalf("%s: %v", sc.name, err)

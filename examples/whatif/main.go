@@ -41,10 +41,16 @@ Scenarios:
       The kubelet's default hard thresholds against the observed amounts: which
       are met, and the order in which the kubelet evicts the node's pods, with
       each pod's oom_score_adj.
-  preempt POD.yaml
+  preempt POD.yaml [--config FILE] [--strict-pdb] [--eviction-api]
+          [--min-candidate-nodes-percentage N] [--min-candidate-nodes-absolute N]
       The node and the victims kube-scheduler would preempt for the pending pod
       (a Pod in YAML or JSON; "-" reads standard input), and the criterion
-      that decided.
+      that decided. The flags configure the scheduler as the
+      EvictkitPreemption plugin's args do; --config reads them from a
+      KubeSchedulerConfiguration instead: the profile whose schedulerName is
+      the pod's, its preemption plugin (EvictkitPreemption if enabled, else
+      DefaultPreemption) and that plugin's pluginConfig args. Flags given
+      beside --config override the file.
   device-taint --driver DRIVER [--pool POOL [--device NAME]...]
                [KEY[=VALUE][:EFFECT]]
       A DeviceTaintRule created at t0 taints the pool's devices (or the named
@@ -84,6 +90,15 @@ Flags (before or after the scenario):
                 nodefs.available, nodefs.inodesFree, imagefs.available,
                 imagefs.inodesFree, containerfs.available,
                 containerfs.inodesFree, pid.available.
+  --config FILE (preempt) a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1).
+  --strict-pdb, --eviction-api, --min-candidate-nodes-percentage N,
+  --min-candidate-nodes-absolute N
+                (preempt) EvictkitPreemption's args strictPDB, evictionAPI,
+                minCandidateNodesPercentage (default 10) and
+                minCandidateNodesAbsolute (default 100). strictPDB never
+                preempts where a victim would violate a PodDisruptionBudget;
+                evictionAPI does not change the choice: the output says which
+                evictions the API server would refuse.
   --usage FILE  (pressure) the pods' usage, a YAML or JSON map from
                 namespace/name to amounts, for example
                     shop/search-5d8f8745e-z6jzw: {memory: 1500Mi, ephemeral-storage: 2Gi}
@@ -147,6 +162,7 @@ type cli struct {
 	// legacy mode beside today's (0: not asked).
 	podEvictionTimeout time.Duration
 	dt                 deviceTaintFlags
+	preempt            preemptFlags
 	set                map[string]bool
 }
 
@@ -180,6 +196,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 		return nil
 	})
 	c.dt.register(fs)
+	c.preempt.register(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -235,6 +252,11 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	for _, f := range deviceTaintFlagNames {
 		if c.set[f] && scenario != "device-taint" {
 			return badInput("--%s only applies to device-taint", f)
+		}
+	}
+	for _, f := range preemptFlagNames {
+		if c.set[f] && scenario != "preempt" {
+			return badInput("--%s only applies to preempt", f)
 		}
 	}
 	switch scenario {
@@ -294,7 +316,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "pressure":
 		r, err = pressure(s, source, rest[0], pressureInput{signals: c.signals, usageFile: c.usage, summaryFile: c.summary}, stdin, c.file == "-")
 	case "preempt":
-		r, err = preempt(s, source, rest[0], stdin, c.file == "-")
+		r, err = preempt(s, source, rest[0], stdin, c.file == "-", &c.preempt)
 	case "device-taint":
 		r, err = deviceTaint(s, source, c.dt, rest)
 	}

@@ -67,6 +67,9 @@ func TestGolden(t *testing.T) {
 		{"taint-managed", "", []string{"taint", "worker-c1", "node.kubernetes.io/memory-pressure:NoSchedule"}},
 		{"preempt", "", []string{"preempt", "testdata/preemptor.yaml"}},
 		{"preempt-json", "", []string{"preempt", "testdata/preemptor.yaml", "-o", "json"}},
+		{"preempt-config", "", []string{"preempt", "testdata/preemptor.yaml", "--config", "testdata/scheduler-config.yaml"}},
+		{"preempt-config-flags-json", "", []string{"preempt", "testdata/preemptor.yaml", "--config=testdata/scheduler-config.yaml",
+			"--strict-pdb=false", "--min-candidate-nodes-absolute=2", "-o", "json"}},
 		{"pressure-below-no-threshold", "", []string{"pressure", "worker-a2", "--signal", "memory.available=200Mi"}},
 		{"pressure-memory", "", []string{"pressure", "worker-a2", "--signal", "memory.available=50Mi", "--usage", "testdata/usage.yaml"}},
 		{"pressure-nodefs", "", []string{"pressure", "worker-a2", "--signal=nodefs.available=8%", "--usage=testdata/usage.yaml"}},
@@ -424,6 +427,11 @@ func TestBadInput(t *testing.T) {
 	usageBadKey := write("u1.yaml", "search: {memory: 1Gi}\n")
 	usageBadQuantity := write("u2.yaml", "shop/search-5d8f8745e-z6jzw: {memory: much}\n")
 	usageUnknown := write("u3.yaml", "shop/search-5d8f8745e-z6jzw: {cpu: 1}\n")
+	const schedHead = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	badSchedArgs := write("bad-args.yaml", schedHead+"profiles:\n- plugins: {multiPoint: {enabled: [{name: EvictkitPreemption}]}}\n"+
+		"  pluginConfig:\n  - name: EvictkitPreemption\n    args: {strict: true}\n")
+	otherProfile := write("other.yaml", schedHead+"profiles:\n- schedulerName: batch-scheduler\n")
+	defaultProfile := write("default.yaml", schedHead+"profiles:\n- schedulerName: default-scheduler\n")
 	unknownClass := write("class.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priorityClassName: gold\n  containers: [{name: c}]\n")
 
 	for _, tc := range []struct {
@@ -480,6 +488,17 @@ func TestBadInput(t *testing.T) {
 		{"preempt bad quantity", "", []string{"preempt", badQuantity}, "badq.yaml"},
 		{"preempt unknown priority class", "", []string{"preempt", unknownClass}, `"gold"`},
 		{"preempt stdin twice", "", []string{"-f", "-", "preempt", "-"}, "standard input"},
+		{"preempt flag elsewhere", "", []string{"node-down", "worker-a2", "--strict-pdb"}, "--strict-pdb only applies to preempt"},
+		{"preempt config elsewhere", "", []string{"taint", "worker-a2", "a=b:NoSchedule", "--config", "c.yaml"}, "--config only applies to preempt"},
+		{"preempt percentage not a number", "", []string{"preempt", "testdata/preemptor.yaml", "--min-candidate-nodes-percentage=ten"}, "min-candidate-nodes-percentage"},
+		{"preempt percentage above 100", "", []string{"preempt", "testdata/preemptor.yaml", "--min-candidate-nodes-percentage=120"}, "minCandidateNodesPercentage 120"},
+		{"preempt both zero", "", []string{"preempt", "testdata/preemptor.yaml", "--min-candidate-nodes-percentage=0", "--min-candidate-nodes-absolute=0"}, "both 0"},
+		{"preempt strict not a bool", "", []string{"preempt", "testdata/preemptor.yaml", "--strict-pdb=maybe"}, "strict-pdb"},
+		{"preempt config missing", "", []string{"preempt", "testdata/preemptor.yaml", "--config", filepath.Join(dir, "sched.yaml")}, "sched.yaml"},
+		{"preempt config not a config", "", []string{"preempt", "testdata/preemptor.yaml", "--config", "testdata/preemptor.yaml"}, "KubeSchedulerConfiguration"},
+		{"preempt config bad args", "", []string{"preempt", "testdata/preemptor.yaml", "--config", badSchedArgs}, `unknown field "strict"`},
+		{"preempt config no profile", "", []string{"preempt", "testdata/preemptor.yaml", "--config", otherProfile}, `no profile for schedulerName "default-scheduler"`},
+		{"preempt strict for DefaultPreemption", "", []string{"preempt", "testdata/preemptor.yaml", "--config", defaultProfile, "--strict-pdb"}, "DefaultPreemption, which has no strictPDB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCLI(t, tc.stdin, tc.args...)

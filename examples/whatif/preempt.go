@@ -38,7 +38,8 @@ type preemptReport struct {
 	outcome    string // "fits", "preempts", "not-eligible", "no-candidate"
 	message    string
 	candidates map[string]preemption.Candidate
-	budgets    budgetIndex // the snapshot's PDBs, to name those that select a victim
+	budgets    budgetIndex    // the snapshot's PDBs, to name those that select a victim
+	config     *preemptConfig // nil: no configuration given, upstream's defaults
 }
 
 // nodeFit is one node as the scheduler saw it before preemption.
@@ -57,6 +58,9 @@ type preemptJSON struct {
 	T0 time.Time `json:"t0"`
 	// Model states what is simulated and under which assumptions.
 	Model string `json:"model"`
+	// Config is the scheduler configuration given (--config or the
+	// plugin's flags); absent: upstream's defaults.
+	Config *preemptConfigJSON `json:"config,omitempty"`
 	// Pod is the preemptor: namespace/name, priority and requests.
 	Pod preemptorJSON `json:"pod"`
 	// Outcome is "fits" (no preemption needed), "preempts", "not-eligible"
@@ -74,6 +78,20 @@ type preemptJSON struct {
 	RunnerUp  string `json:"runnerUp"`
 	// Victims are the pods evicted on the chosen node, most important first.
 	Victims []victimJSON `json:"victims"`
+}
+
+type preemptConfigJSON struct {
+	// Source says where the configuration comes from.
+	Source string `json:"source"`
+	// Plugin is the profile's preemption plugin: EvictkitPreemption or
+	// DefaultPreemption.
+	Plugin string `json:"plugin"`
+	// Args are the plugin's args, defaults filled in.
+	Args preemption.Args `json:"args"`
+	// EvictionsRefused is, with evictionAPI, how many of the chosen node's
+	// victims violate a PodDisruptionBudget, so that the API server would
+	// refuse their eviction.
+	EvictionsRefused int `json:"evictionsRefused"`
 }
 
 type preemptorJSON struct {
@@ -109,8 +127,9 @@ type victimJSON struct {
 	PDB []string `json:"pdb,omitempty"`
 }
 
-// preempt finds where the pod in file would preempt.
-func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool) (report, error) {
+// preempt finds where the pod in file would preempt, with the scheduler
+// configuration flags give.
+func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool, flags *preemptFlags) (report, error) {
 	data, input, err := readInput(file, stdin, stdinTaken)
 	if err != nil {
 		return nil, err
@@ -129,6 +148,14 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 		pod.Spec.PreemptionPolicy = &p
 	}
 	r.requests = preemption.PodRequests(pod)
+	args := preemption.DefaultArgs()
+	if flags.set() {
+		cfg, err := flags.resolve(pod.Spec.SchedulerName, readFile)
+		if err != nil {
+			return nil, err
+		}
+		r.config, args = &cfg, cfg.args
+	}
 
 	nominated := map[string][]*corev1.Pod{}
 	for _, p := range s.Pods {
@@ -136,7 +163,8 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 			nominated[p.Status.NominatedNodeName] = append(nominated[p.Status.NominatedNodeName], p)
 		}
 	}
-	opts := preemption.Options{Offset: preemption.FixedOffset(0), Workers: 1, PriorStatus: map[string]preemption.Code{}}
+	opts := preemption.Options{Offset: preemption.FixedOffset(0), Workers: 1, PriorStatus: map[string]preemption.Code{},
+		Sampling: new(args.Sampling()), StrictPDB: args.StrictPDB}
 	var snaps []preemption.NodeSnapshot
 	for _, name := range s.sortedNodeNames() {
 		node, _ := s.node(name)
@@ -168,12 +196,15 @@ func preempt(s *snapshot, source, file string, stdin io.Reader, stdinTaken bool)
 	res, err := preemption.Evaluate(pod, snaps, pdbs, r.t0, opts)
 	r.result = res
 	for _, c := range res.Candidates {
+		if args.StrictPDB && c.Victims.NumPDBViolations > 0 {
+			continue // rejected: its node status says why
+		}
 		r.candidates[c.Node] = c
 	}
 	switch {
 	case err == nil:
 		r.outcome = "preempts"
-		r.message = fmt.Sprintf("Chosen: %s, among %s.", res.Chosen.Node, plural(len(res.Candidates), "candidate"))
+		r.message = fmt.Sprintf("Chosen: %s, among %s.", res.Chosen.Node, plural(len(r.candidates), "candidate"))
 	case errors.Is(err, preemption.ErrNotEligible):
 		r.outcome = "not-eligible"
 		r.message = "It may not preempt: " + res.Message
@@ -413,7 +444,11 @@ func (r *preemptReport) header() string {
 
 func (r *preemptReport) writeTable(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString(wrapped(r.header()) + wrapped(r.model()) + wrapped(r.fitSummary()) + "\n")
+	b.WriteString(wrapped(r.header()) + wrapped(r.model()))
+	if r.config != nil {
+		b.WriteString(wrapped(r.configText()))
+	}
+	b.WriteString(wrapped(r.fitSummary()) + "\n")
 	if r.outcome != "fits" && len(r.candidates) > 0 {
 		t := newTable(&b, "CANDIDATE", "PDB", "TOP PRIO", "PRIO SUM", "VICTIMS", "TOP STARTED", "")
 		for _, n := range r.nodes {
@@ -452,6 +487,9 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 	b.WriteString(wrapped(r.message))
 	if r.outcome == "preempts" {
 		b.WriteString(wrapped(r.decisionText()))
+		if r.config != nil && r.config.args.EvictionAPI {
+			b.WriteString(wrapped(r.evictionAPIText()))
+		}
 	}
 	if len(r.candidates) > 0 {
 		b.WriteString("\nVictims per candidate, most important first (priority; DS = DaemonSet; PDB = a budget\n" +
@@ -486,6 +524,46 @@ func (r *preemptReport) writeTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// configText states the configuration the prediction runs with.
+func (r *preemptReport) configText() string {
+	c := r.config
+	a := c.args
+	text := fmt.Sprintf("Configuration (%s): %s with minCandidateNodesPercentage %d, minCandidateNodesAbsolute %d",
+		c.source, c.plugin, a.MinCandidateNodesPercentage, a.MinCandidateNodesAbsolute)
+	if c.plugin == evictkitPreemption {
+		text += fmt.Sprintf(", strictPDB %t, evictionAPI %t", a.StrictPDB, a.EvictionAPI)
+	}
+	text += "."
+	if a.StrictPDB {
+		text += " strictPDB: a node whose victims would violate a PodDisruptionBudget is no candidate."
+	}
+	return text
+}
+
+// evictionsRefused is how many of the chosen node's victims the API server
+// would refuse to evict: those the scheduler counts as violating a budget.
+func (r *preemptReport) evictionsRefused() int {
+	if r.config == nil || !r.config.args.EvictionAPI || r.outcome != "preempts" {
+		return 0
+	}
+	return r.result.Chosen.Victims.NumPDBViolations
+}
+
+// evictionAPIText says what evicting the chosen victims through the
+// Eviction API would do.
+func (r *preemptReport) evictionAPIText() string {
+	n := r.evictionsRefused()
+	if n == 0 {
+		return "evictionAPI: the victims go through the Eviction API, which checks their PodDisruptionBudgets " +
+			"again; none of them violates one, so the API server would accept every eviction."
+	}
+	return fmt.Sprintf("evictionAPI: the victims go through the Eviction API, which checks their PodDisruptionBudgets "+
+		"again: %s on %s would violate one, so the API server would refuse its eviction (429). The plugin stops at "+
+		"the first refusal (victims evicted in parallel before it stay evicted; the last victim is spared), records a "+
+		"PreemptionRefused event on the pod and puts it back in the queue, to decide again with the budgets as they "+
+		"are then.", plural(n, "victim"), r.result.Chosen.Node)
 }
 
 // chosen reports whether node is where the pod preempts.
@@ -566,6 +644,9 @@ func (r *preemptReport) jsonValue() any {
 			PreemptionPolicy: string(*r.pod.Spec.PreemptionPolicy), Requests: requestMap(r.requests),
 		},
 		Outcome: r.outcome, Message: r.message, Nodes: []preemptNodeJSON{}, Victims: []victimJSON{},
+	}
+	if c := r.config; c != nil {
+		doc.Config = &preemptConfigJSON{Source: c.source, Plugin: c.plugin, Args: c.args, EvictionsRefused: r.evictionsRefused()}
 	}
 	victims := func(c preemption.Candidate) []victimJSON {
 		out := []victimJSON{}

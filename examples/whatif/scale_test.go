@@ -91,7 +91,7 @@ func testScale(t *testing.T, c gensnap.Config) {
 				case "pressure":
 					r, err = pressure(s.clone(), file, args[1], pressureInput{signals: args[3:]}, nil, false)
 				case "preempt":
-					r, err = preempt(s.clone(), file, args[1], nil, false)
+					r, err = preempt(s.clone(), file, args[1], nil, false, &preemptFlags{})
 				}
 				if err != nil {
 					t.Fatal(err)

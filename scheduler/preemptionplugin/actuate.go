@@ -20,8 +20,10 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/clock"
 
 	"github.com/evictkit/eviction/internal/podcondition"
+	"github.com/evictkit/eviction/preemption"
 )
 
 // ErrEvictionRefused reports that the API server refused to evict a victim
@@ -37,6 +39,8 @@ type executor struct {
 	pods       corelisters.PodLister
 	evict      bool
 	pluginName string
+	clock      clock.PassiveClock
+	metrics    Metrics
 
 	mu sync.Mutex
 	// running holds the preemptors whose preemption is under way; the
@@ -65,13 +69,16 @@ func (e *executor) blocked(uid types.UID) bool {
 	return err == nil && victim.DeletionTimestamp == nil
 }
 
-// start preempts victims on node for preemptor in a goroutine of its own: it
-// clears the nomination of the lower-priority pods nominated to node, then
-// preempts every victim but the last in parallel, then the last one. When an
-// API call fails (or an eviction is refused), or the last victim was
-// preempted only in the scheduler's memory, the preemptor is moved back to
-// the active queue so that it is retried.
-func (e *executor) start(node string, victims []*v1.Pod, preemptor *v1.Pod) {
+// start preempts the victims of chosen for preemptor in a goroutine of its
+// own: it clears the nomination of the lower-priority pods nominated to the
+// node, then preempts every victim but the last in parallel, then the last
+// one. When an API call fails (or an eviction is refused), or the last
+// victim was preempted only in the scheduler's memory, the preemptor is
+// moved back to the active queue so that it is retried. Victims already
+// terminating are left alone; when all are, nothing is started.
+func (e *executor) start(chosen preemption.Candidate, preemptor *v1.Pod) {
+	node, victims := chosen.Node, chosen.Victims.Pods
+	e.metrics.Chosen(len(victims), chosen.Victims.NumPDBViolations)
 	todo := make([]*v1.Pod, 0, len(victims))
 	for _, v := range victims {
 		if v.DeletionTimestamp == nil {
@@ -88,6 +95,7 @@ func (e *executor) start(node string, victims []*v1.Pod, preemptor *v1.Pod) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer cancel()
+		began := e.clock.Now()
 		logger := klog.FromContext(ctx)
 		failed, inMemory := false, false
 		if err := e.clearNominations(ctx, node, corev1helpers.PodPriority(preemptor)); err != nil {
@@ -125,6 +133,11 @@ func (e *executor) start(node string, victims []*v1.Pod, preemptor *v1.Pod) {
 		e.mu.Lock()
 		delete(e.running, preemptor.UID)
 		e.mu.Unlock()
+		result := ResultSuccess
+		if failed {
+			result = ResultError
+		}
+		e.metrics.Executed(result, e.clock.Since(began))
 		if failed || inMemory {
 			e.h.Activate(logger, map[string]*v1.Pod{preemptor.Name: preemptor})
 		}

@@ -72,6 +72,19 @@
 // already gone (404) counts as preempted; other errors fail as a delete
 // would.
 //
+// # Metrics
+//
+// This module cannot record in kube-scheduler's metrics, which live in
+// k8s.io/kubernetes: [Options.Metrics] receives what DefaultPreemption
+// records there, at the same moments ([Metrics]), and the scheduler binary
+// (the cmd module's preemptionmetrics package) records it under upstream's
+// names: scheduler_preemption_attempts_total, scheduler_preemption_victims,
+// scheduler_preemption_pdb_violations_total,
+// scheduler_preemption_evaluation_duration_seconds,
+// scheduler_preemption_execution_duration_seconds and
+// scheduler_preemption_goroutines_duration_seconds /
+// scheduler_preemption_goroutines_execution_total.
+//
 // # Fit model
 //
 // The resource check (NodeResourcesFit) is computed by the preemption
@@ -92,7 +105,13 @@
 //
 // Those of the [preemption] package (deterministic order where upstream
 // follows map iteration or timing, stable victim sorts); pod groups
-// (GenericWorkload, off by default) are not supported; metrics are not
-// exported. The node snapshots are cached between attempts by NodeInfo
-// generation, so that unchanged nodes cost nothing to prepare.
+// (GenericWorkload, off by default) are not supported. The preemption is
+// always carried out in the background, as upstream's with
+// SchedulerAsyncPreemption (on by default). The dry run's goroutines are
+// the preemption package's own, so scheduler_goroutines does not count
+// them as it counts DefaultPreemption's. A node's snapshot is prepared only when the decision visits the
+// node (about minCandidateNodesPercentage of the potential nodes), from
+// what the scheduler's NodeInfo already charges each pod, and kept between
+// attempts by NodeInfo generation, so that unchanged nodes cost nothing to
+// prepare again.
 package preemptionplugin

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/evictkit/eviction/preemption"
 )
 
 // handle is a scheduler framework handle over a fake clientset: the
@@ -192,6 +194,21 @@ type podInfo struct {
 }
 
 func (p podInfo) GetPod() *v1.Pod { return p.pod }
+
+// CalculateResource charges the pod as the scheduler's cache does.
+func (p podInfo) CalculateResource() fwk.PodResource {
+	return fwk.PodResource{Resource: resources(preemption.AssignedPodRequests(p.pod))}
+}
+
+// resources is a fwk.Resource over the library's vector.
+type resources preemption.Resources
+
+func (r resources) GetMilliCPU() int64                            { return r.MilliCPU }
+func (r resources) GetMemory() int64                              { return r.Memory }
+func (r resources) GetEphemeralStorage() int64                    { return r.EphemeralStorage }
+func (r resources) GetAllowedPodNumber() int                      { return int(r.Pods) }
+func (r resources) GetScalarResources() map[v1.ResourceName]int64 { return r.Scalars }
+func (r resources) SetMaxResource(v1.ResourceList)                {}
 
 // statuses is a NodeToStatusReader over a map; absent nodes read as
 // UnschedulableAndUnresolvable, as in the scheduler.

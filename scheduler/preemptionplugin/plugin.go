@@ -52,6 +52,9 @@ type Options struct {
 	// Workers bounds how many nodes are evaluated at once; 0 means
 	// GOMAXPROCS. The decision does not depend on it.
 	Workers int
+	// Metrics receives the measurements DefaultPreemption records in
+	// kube-scheduler's metrics; nil records nothing.
+	Metrics Metrics
 }
 
 // New is the plugin factory for app.WithPlugin: it decodes args with
@@ -72,6 +75,9 @@ func NewWithOptions(_ context.Context, obj runtime.Object, h fwk.Handle, opts Op
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = noMetrics{}
+	}
 	informers := h.SharedInformerFactory()
 	pl := &Plugin{
 		h:    h,
@@ -80,7 +86,8 @@ func NewWithOptions(_ context.Context, obj runtime.Object, h fwk.Handle, opts Op
 		pods: informers.Core().V1().Pods().Lister(),
 		pdbs: informers.Policy().V1().PodDisruptionBudgets().Lister(),
 	}
-	pl.executor = &executor{h: h, pods: pl.pods, evict: args.EvictionAPI, pluginName: Name, running: map[types.UID]*types.NamespacedName{}}
+	pl.executor = &executor{h: h, pods: pl.pods, evict: args.EvictionAPI, pluginName: Name, clock: opts.Clock, metrics: opts.Metrics,
+		running: map[types.UID]*types.NamespacedName{}}
 	return pl, nil
 }
 
@@ -97,78 +104,88 @@ func (pl *Plugin) Args() Args { return pl.args }
 // the nomination when no node could host the pod even after preemption.
 // Every non-empty message starts with "preemption: ".
 func (pl *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	res, st := pl.postFilter(ctx, state, pod, m)
+	defer pl.opts.Metrics.Attempt()
+	res, st := pl.preempt(ctx, state, pod, m)
 	if msg := st.Message(); msg != "" {
 		return res, fwk.NewStatus(st.Code(), "preemption: "+msg)
 	}
 	return res, st
 }
 
-func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// preempt decides, records the evaluation, and starts the preemption.
+func (pl *Plugin) preempt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	start := pl.opts.Clock.Now()
+	r, pod, res, st := pl.evaluate(ctx, state, pod, m)
+	pl.opts.Metrics.Evaluated(st.Code().String(), pl.opts.Clock.Since(start))
+	if !st.IsSuccess() {
+		return res, st
+	}
+	chosen := r.Chosen
+	klog.FromContext(ctx).V(2).Info("the target node for the preemption is determined", "node", chosen.Node, "pod", klog.KObj(pod), "criterion", r.Decision)
+	pl.executor.start(chosen, pod)
+	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: chosen.Node, NominatingMode: fwk.ModeOverride}},
+		fwk.NewStatus(fwk.Success, fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", chosen.Node, len(chosen.Victims.Pods)))
+}
+
+// evaluate finds the node to preempt on and its victims, for the latest
+// copy of pod, which it returns. The status is Success exactly when a node
+// was chosen; otherwise the result, if any, is the one to return.
+func (pl *Plugin) evaluate(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (preemption.Result, *v1.Pod, *fwk.PostFilterResult, *fwk.Status) {
+	var none preemption.Result
 	logger := klog.FromContext(ctx)
 	latest, err := pl.pods.Pods(pod.Namespace).Get(pod.Name)
 	if err != nil {
 		logger.Error(err, "Could not get the updated preemptor pod object", "pod", klog.KObj(pod))
-		return nil, fwk.AsStatus(err)
+		return none, pod, nil, fwk.AsStatus(err)
 	}
 	pod = latest
 
 	lister := pl.h.SnapshotSharedLister().NodeInfos()
 	infos, err := lister.List()
 	if err != nil {
-		return nil, fwk.AsStatus(err)
+		return none, pod, nil, fwk.AsStatus(err)
 	}
-	snaps, err := pl.snaps.build(infos, pl.h)
-	if err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-	prior := make(map[string]preemption.Code, len(infos))
+	nodes := pl.snaps.source(infos, pl.h)
 	var needs map[string]bool
-	for _, ni := range infos {
-		node := ni.Node()
-		if node == nil {
-			continue
-		}
-		st := m.Get(node.Name)
+	for i, name := range nodes.names {
+		st := m.Get(name)
 		switch st.Code() {
 		case fwk.Unschedulable:
-			prior[node.Name] = preemption.Unschedulable
+			nodes.codes[i] = preemption.Unschedulable
 			if p := st.Plugin(); p != resourceFitPlugin {
 				if needs == nil {
 					needs = map[string]bool{}
 				}
-				needs[node.Name] = true
+				needs[name] = true
 			}
 		case fwk.Success:
-			prior[node.Name] = preemption.Success
+			nodes.codes[i] = preemption.Success
 		default:
-			prior[node.Name] = preemption.UnschedulableAndUnresolvable
+			nodes.codes[i] = preemption.UnschedulableAndUnresolvable
 		}
 	}
 
 	budgets, err := pl.pdbs.List(labels.Everything())
 	if err != nil {
-		return nil, fwk.AsStatus(err)
+		return none, pod, nil, fwk.AsStatus(err)
 	}
 	pdbs, err := preemption.NewPDBs(budgets)
 	if err != nil {
-		return nil, fwk.AsStatus(err)
+		return none, pod, nil, fwk.AsStatus(err)
 	}
 
+	// The prior statuses come from nodes, a preemption.StatusSource.
 	opts := preemption.Options{
-		Sampling:    new(pl.args.sampling()),
-		Offset:      pl.opts.Offset,
-		Workers:     pl.opts.Workers,
-		PriorStatus: prior,
-		StrictPDB:   pl.args.StrictPDB,
+		Sampling:  new(pl.args.sampling()),
+		Offset:    pl.opts.Offset,
+		Workers:   pl.opts.Workers,
+		StrictPDB: pl.args.StrictPDB,
 	}
 	all := needsProfileFilters(pod, lister)
 	if all || len(needs) > 0 {
-		byName := make(map[string]fwk.NodeInfo, len(infos))
-		for _, ni := range infos {
-			if n := ni.Node(); n != nil {
-				byName[n.Name] = ni
-			}
+		byName := make(map[string]fwk.NodeInfo, len(nodes.infos))
+		for i, ni := range nodes.infos {
+			byName[nodes.names[i]] = ni
 		}
 		need := func(node string) bool { return all || needs[node] }
 		opts.Filters = []preemption.Filter{profileFilter(ctx, pl.h, state, byName, need)}
@@ -179,7 +196,7 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		}
 	}
 
-	r, err := preemption.Evaluate(pod, snaps, pdbs, pl.opts.Clock.Now(), opts)
+	r, err := preemption.EvaluateSource(pod, nodes, pdbs, pl.opts.Clock.Now(), opts)
 	if err != nil {
 		logger.V(5).Info("Preemption found no node", "pod", klog.KObj(pod), "err", err)
 		var res *fwk.PostFilterResult
@@ -190,12 +207,9 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		if r.Code == preemption.Error {
 			code = fwk.Error
 		}
-		return res, fwk.NewStatus(code, r.Message)
+		return none, pod, res, fwk.NewStatus(code, r.Message)
 	}
-	logger.V(2).Info("the target node for the preemption is determined", "node", r.Chosen.Node, "pod", klog.KObj(pod), "criterion", r.Decision)
-	pl.executor.start(r.Chosen.Node, r.Chosen.Victims.Pods, pod)
-	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: r.Chosen.Node, NominatingMode: fwk.ModeOverride}},
-		fwk.NewStatus(fwk.Success, fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", r.Chosen.Node, len(r.Chosen.Victims.Pods)))
+	return r, pod, nil, fwk.NewStatus(fwk.Success)
 }
 
 // PreEnqueue keeps a preemptor out of the scheduling queue while its

@@ -14,10 +14,13 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"  // the version metric
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/evictkit/eviction/scheduler/cmd/preemptionmetrics"
 	"github.com/evictkit/eviction/scheduler/preemptionplugin"
 )
 
 func main() {
-	command := app.NewSchedulerCommand(app.WithPlugin(preemptionplugin.Name, preemptionplugin.New))
+	// The plugin records its preemptions in kube-scheduler's metrics, as
+	// DefaultPreemption does.
+	command := app.NewSchedulerCommand(app.WithPlugin(preemptionplugin.Name, preemptionmetrics.NewPlugin))
 	os.Exit(cli.Run(command))
 }
