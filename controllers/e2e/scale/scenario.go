@@ -80,10 +80,8 @@ var scenarios = []scenario{
 			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
 				return err
 			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Until(r.start.Add(flapSilence))):
+			if err := sleep(ctx, time.Until(r.start.Add(flapSilence))); err != nil {
+				return err
 			}
 			return r.setHeartbeat(ctx, nodes, true)
 		},
@@ -144,10 +142,8 @@ var scenarios = []scenario{
 			}
 			// kwok's last renewals, even a late one, are then behind us,
 			// and no Lease expired yet (renewal interval < grace period).
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(renewInterval):
+			if err := sleep(ctx, renewInterval); err != nil {
+				return err
 			}
 			return r.renewLeases(ctx, nodes)
 		},
@@ -162,6 +158,18 @@ var scenarios = []scenario{
 		settle: shortTolerance + 25*time.Second,
 		check:  checkFullDisruption,
 	},
+}
+
+// sleep waits d, or until ctx ends (its error then).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // checkFullDisruption checks a run where every node fell silent: once the

@@ -9,27 +9,19 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientsetfake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/evictkit/eviction/scheduler/cmd/internal/cycletest"
 	"github.com/evictkit/eviction/scheduler/cmd/preemptionmetrics"
 )
 
@@ -48,10 +40,6 @@ type cluster struct {
 func newCluster(b *testing.B, nodes, podsPerNode int) *cluster {
 	b.Helper()
 	metrics.Register()
-	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-	fit := func(ctx context.Context, args runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
-		return noderesources.NewFit(ctx, args, fh, fts)
-	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ns []*v1.Node
 	var pods []*v1.Pod
@@ -94,39 +82,8 @@ func newCluster(b *testing.B, nodes, podsPerNode int) *cluster {
 		b.Fatal(err)
 	}
 	informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	logger := klog.Background()
-	ctx = klog.NewContext(ctx, logger)
-	sorter, err := queuesort.New(ctx, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	queue := internalqueue.NewSchedulingQueue(sorter.(*queuesort.PrioritySort).Less, informerFactory)
-	snapshot := internalcache.NewSnapshot(pods, ns)
-	fw, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterPluginAsExtensions(noderesources.Name, fit, "Filter", "PreFilter"),
-	}, "",
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
-		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
-		frameworkruntime.WithLogger(logger),
-	)
-	if err != nil {
-		b.Fatal(err)
-	}
-	state := framework.NewCycleState()
-	if _, status, _ := fw.RunPreFilterPlugins(ctx, state, preemptor); !status.IsSuccess() {
-		b.Fatalf("PreFilter: %v", status)
-	}
-	return &cluster{ctx: ctx, fw: fw, state: state, preemptor: preemptor, statuses: statuses}
+	c := cycletest.New(b, client, informerFactory, pods, ns, preemptor)
+	return &cluster{ctx: c.Ctx, fw: c.FW, state: c.State, preemptor: preemptor, statuses: statuses}
 }
 
 func (c *cluster) upstream(b *testing.B) fwk.PostFilterPlugin {

@@ -16,24 +16,17 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientsetfake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/evictkit/eviction/scheduler/cmd/internal/cycletest"
 	"github.com/evictkit/eviction/scheduler/cmd/preemptionmetrics"
 )
 
@@ -115,10 +108,6 @@ type scenario struct {
 
 func newScenario(t *testing.T, never bool) *scenario {
 	t.Helper()
-	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-	fit := func(ctx context.Context, args runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
-		return noderesources.NewFit(ctx, args, fh, fts)
-	}
 	start := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	var objs []runtime.Object
 	var nodes []*v1.Node
@@ -168,39 +157,8 @@ func newScenario(t *testing.T, never bool) *scenario {
 	if err := informerFactory.Policy().V1().PodDisruptionBudgets().Informer().GetStore().Add(budget); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	logger := klog.Background()
-	ctx = klog.NewContext(ctx, logger)
-	sorter, err := queuesort.New(ctx, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	queue := internalqueue.NewSchedulingQueue(sorter.(*queuesort.PrioritySort).Less, informerFactory)
-	snapshot := internalcache.NewSnapshot(pods, nodes)
-	fw, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterPluginAsExtensions(noderesources.Name, fit, "Filter", "PreFilter"),
-	}, "",
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
-		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
-		frameworkruntime.WithLogger(logger),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := framework.NewCycleState()
-	if _, status, _ := fw.RunPreFilterPlugins(ctx, state, preemptor); !status.IsSuccess() {
-		t.Fatalf("PreFilter: %v", status)
-	}
-	return &scenario{ctx: ctx, fw: fw, state: state, preemptor: preemptor, statuses: statuses}
+	c := cycletest.New(t, client, informerFactory, pods, nodes, preemptor)
+	return &scenario{ctx: c.Ctx, fw: c.FW, state: c.State, preemptor: preemptor, statuses: statuses}
 }
 
 // run runs one PostFilter cycle of the plugin built by factory, waits for a
