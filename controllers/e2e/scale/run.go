@@ -44,7 +44,10 @@ var lifecycleFlags = []string{
 
 // clientFlags are the API client limits of both: kcm's defaults (20 and
 // 30) would make the controllers, not the decisions, the bottleneck.
-var clientFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
+var clientFlags = []string{"--kube-api-qps=" + strconv.Itoa(apiQPS), "--kube-api-burst=200"}
+
+// apiQPS is the controllers' --kube-api-qps.
+const apiQPS = 100
 
 // Variant says whose controllers a run starts.
 type Variant string

@@ -152,7 +152,7 @@ var scenarios = []scenario{
 			n := r.obs.notInStatus(nodes, v1.ConditionUnknown)
 			return n == 0, fmt.Sprintf("%d of %d nodes Ready=Unknown", len(nodes)-n, len(nodes))
 		},
-		bound: func(s Shape) time.Duration { return silenceBound(0) },
+		bound: func(s Shape) time.Duration { return silenceBound(0) + markingBound(s) },
 		// Several monitor periods: a taint added or kept after full
 		// disruption would show.
 		settle: shortTolerance + 25*time.Second,
@@ -205,6 +205,16 @@ func checkFullDisruption(r *runner, affected []int, changes []taintChange) []str
 func silenceBound(n int) time.Duration {
 	d := renewInterval + gracePeriod + monitorPeriod + time.Duration(n)*time.Second/evictionRate
 	return 2*d + time.Minute
+}
+
+// markingBound bounds the time a monitor pass takes to mark every node of s
+// Unknown: per node a live Lease read, its status and each pod's Ready
+// condition, all under the controller's client rate limit; twice that for
+// a busy machine. (At 1,000 nodes of 10 pods, about 2 minutes at 100
+// requests a second: kube-controller-manager takes as long.)
+func markingBound(s Shape) time.Duration {
+	requests := s.Nodes * (s.PodsPerNode + 2)
+	return 2 * time.Duration(requests) * time.Second / apiQPS
 }
 
 // podsOf returns an expect function: the pods of the affected nodes whose
