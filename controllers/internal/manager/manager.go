@@ -63,8 +63,10 @@ type New func() Controller
 
 // Process is what the controllers of one program share for its whole life.
 type Process struct {
+	// Registry is the metrics the program serves.
 	Registry *prometheus.Registry
-	Logger   *slog.Logger
+	// Logger is the program's logger, client-go's messages included.
+	Logger *slog.Logger
 
 	queueOnce    sync.Once
 	queueMetrics *queuemetrics.Provider
