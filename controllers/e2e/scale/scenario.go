@@ -125,16 +125,19 @@ var scenarios = []scenario{
 		// Every node falls silent at once: kwok stops renewing their
 		// Leases, then, a renewal interval later, the test renews every
 		// Lease one last time, so that their grace periods end together.
-		// No eviction at all is not what upstream promises here: the pass
-		// that finds the nodes silent marks them Unknown (a node status
-		// and its pods' Ready conditions each, under the client's rate
-		// limit: seconds at this size), and the zone queues, still at
-		// their Normal rate, taint nodes meanwhile; only at the end of the
-		// pass does it see every zone fully disrupted and lift the taints.
-		// A pod whose toleration is shorter than that is evicted, by kcm
-		// and by ours, and which ones is a race. What must hold: once the
-		// controller lifts a taint (it sees full disruption), it taints no
-		// node any more, and at the end no node holds one.
+		// No eviction at all is not what upstream does here: the pass
+		// that finds the nodes silent marks them Unknown (a live Lease
+		// read, the node's status and each pod's Ready condition, under
+		// the client's rate limit: minutes at this size), and the zone
+		// queues, still at their Normal rate, taint nodes meanwhile; when
+		// the pass sees every zone fully disrupted it lifts the taints, but
+		// a tainting pass under way may taint more after that, and those
+		// stay. A pod whose toleration is shorter than its node's taint
+		// lasts is evicted, by kcm and by ours, and which ones is a race
+		// (at 1,000 nodes kcm added NoExecute taints to 50 nodes after its
+		// first removal of one, and 123 nodes still held one at the end). So the run is held to what every run is (no
+		// pod evicted before its toleration ends) and to kcm's writes per
+		// eviction, nothing more.
 		act: func(ctx context.Context, r *runner, affected []int) error {
 			nodes := r.names(affected)
 			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
@@ -153,10 +156,8 @@ var scenarios = []scenario{
 			return n == 0, fmt.Sprintf("%d of %d nodes Ready=Unknown", len(nodes)-n, len(nodes))
 		},
 		bound: func(s Shape) time.Duration { return silenceBound(0) + markingBound(s) },
-		// Several monitor periods: a taint added or kept after full
-		// disruption would show.
+		// Several monitor periods, for the evictions the pass started.
 		settle: shortTolerance + 25*time.Second,
-		check:  checkFullDisruption,
 	},
 }
 
@@ -170,33 +171,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// checkFullDisruption checks a run where every node fell silent: once the
-// node lifecycle controller removed a NoExecute taint (every zone fully
-// disrupted), it added none, and no node holds one at the end.
-func checkFullDisruption(r *runner, affected []int, changes []taintChange) []string {
-	var lifted time.Time
-	for _, c := range changes {
-		if !c.Added && (lifted.IsZero() || c.At.Before(lifted)) {
-			lifted = c.At
-		}
-	}
-	var out []string
-	var late []string
-	for _, c := range changes {
-		if c.Added && !lifted.IsZero() && c.At.After(lifted) {
-			late = append(late, fmt.Sprintf("%s at %v", c.Node, c.At.Sub(r.start).Round(100*time.Millisecond)))
-		}
-	}
-	if len(late) > 0 {
-		out = append(out, fmt.Sprintf("%d nodes tainted after the first taint was lifted (%v after the start): %s",
-			len(late), lifted.Sub(r.start).Round(100*time.Millisecond), head(late)))
-	}
-	if n := r.obs.tainted(r.names(affected), v1.TaintNodeNotReady, v1.TaintNodeUnreachable); n > 0 {
-		out = append(out, fmt.Sprintf("%d nodes still tainted at the end, in full disruption", n))
-	}
-	return out
 }
 
 // silenceBound bounds the time from silencing n nodes to the last of them

@@ -2,7 +2,6 @@ package scale
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -186,30 +185,6 @@ func TestCompareCatchesOtherPodsOtherTaintsAndMoreWrites(t *testing.T) {
 	racy := compare(ref, got, true)
 	require.Len(t, racy, 1)
 	assert.Contains(t, racy[0], "ours 2.50, kcm 2.00")
-}
-
-// Full disruption: no taint added once one was lifted, none left at the
-// end; taints added before the first lifting are the race upstream has.
-func TestCheckFullDisruption(t *testing.T) {
-	start := time.Unix(1000, 0)
-	r := &runner{start: start, obs: newObserver(), shape: Shape{Nodes: 2, Zones: 1, PodsPerNode: 1}}
-	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
-	ok := []taintChange{
-		{Node: "n-00000", Key: v1.TaintNodeUnreachable, Added: true, At: at(40)},
-		{Node: "n-00001", Key: v1.TaintNodeUnreachable, Added: true, At: at(41)},
-		{Node: "n-00000", Key: v1.TaintNodeUnreachable, At: at(45)},
-		{Node: "n-00001", Key: v1.TaintNodeUnreachable, At: at(45)},
-	}
-	assert.Empty(t, checkFullDisruption(r, []int{0, 1}, ok))
-	late := append(slices.Clone(ok), taintChange{Node: "n-00001", Key: v1.TaintNodeUnreachable, Added: true, At: at(47)})
-	problems := checkFullDisruption(r, []int{0, 1}, late)
-	require.Len(t, problems, 1)
-	assert.Contains(t, problems[0], "1 nodes tainted after the first taint was lifted (45s after the start): n-00001 at 47s")
-
-	r.obs.taints["n-00001"] = map[string]v1.Taint{v1.TaintNodeUnreachable: {Key: v1.TaintNodeUnreachable, Effect: v1.TaintEffectNoExecute}}
-	problems = checkFullDisruption(r, []int{0, 1}, ok)
-	require.Len(t, problems, 1)
-	assert.Contains(t, problems[0], "1 nodes still tainted at the end")
 }
 
 func TestParallelCallsEachOnceAndStopsAtAnError(t *testing.T) {
