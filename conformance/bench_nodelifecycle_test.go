@@ -98,19 +98,19 @@ func BenchmarkMonitorPass(b *testing.B) {
 	})
 
 	b.Run(fmt.Sprintf("nodes=%d/evictkit", nodes), func(b *testing.B) {
-		m := ours.NewMonitor(nil, ours.Config{})
+		m := ours.NewMonitor(ours.Config{})
 		in := ours.PassInput{
 			Nodes: c.nodes,
 			Lease: func(name string) *coordinationv1.Lease { return c.leases[name] },
 			Pods:  func(name string) ([]*v1.Pod, error) { return c.pods[name], nil },
 		}
-		if _, err := m.Pass(ctx, gen.Epoch, in); err != nil {
+		if _, err := m.Pass(gen.Epoch, in).Do(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := m.Pass(ctx, gen.Epoch, in); err != nil {
+			if _, err := m.Pass(gen.Epoch, in).Do(ctx, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -173,6 +173,7 @@ type monitorHarness struct {
 	up      *upstreamMonitor
 	mine    *clientsetfake.Clientset
 	m       *ours.Monitor
+	api     ours.API // what m's runs call
 	rv      int
 	history []string
 	passes  int
@@ -287,7 +288,7 @@ func (h *monitorHarness) input() ours.PassInput {
 	return ours.PassInput{
 		Nodes:        nodes,
 		Lease:        h.cachedLease,
-		LeaseCacheRV: h.up.leases.LastStoreSyncResourceVersion(),
+		LeaseCacheRV: h.up.leases.LastStoreSyncResourceVersion,
 		Pods: func(name string) ([]*v1.Pod, error) {
 			pods, err := h.mine.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -313,7 +314,7 @@ func (h *monitorHarness) pass() bool {
 	if err := h.up.nc.MonitorNodeHealth(ctx); err != nil {
 		h.t.Fatal(err)
 	}
-	res, _ := h.m.Pass(ctx, h.clock.Now(), h.input()) // errors are skipped nodes: compared below
+	res, _ := h.m.Pass(h.clock.Now(), h.input()).Do(ctx, h.api) // errors are skipped nodes: compared below
 	h.passes++
 	h.log("pass: %s", res.Disruption)
 	h.compareNodes("pass")
@@ -345,10 +346,10 @@ func (h *monitorHarness) drain() bool {
 		ties = ties || h.up.nc.ZoneTainter(z).Ties()
 	}
 	h.up.nc.DoNoExecuteTaintingPass(ctx)
-	if _, err := h.m.Drain(ctx, h.clock.Now(), func(name string) (*v1.Node, bool) {
+	if _, err := h.m.Drain(h.clock.Now(), func(name string) (*v1.Node, bool) {
 		n, err := h.mine.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		return n, err == nil
-	}); err != nil {
+	}).Do(ctx, h.api); err != nil {
 		h.t.Fatal(err)
 	}
 	h.log("drain")
@@ -493,7 +494,7 @@ func TestMonitorPass(t *testing.T) {
 			clock := testingclock.NewFakeClock(gen.Epoch)
 			h := &monitorHarness{t: t, cfg: cfg, clock: clock, mine: plainClientset()}
 			h.up = newUpstreamMonitor(t, plainClientset(), clock, cfg, 1)
-			h.m = ours.NewMonitor(clientAPI{client: h.mine, leases: h.up.client, now: clock.Now}, cfg)
+			h.m, h.api = ours.NewMonitor(cfg), clientAPI{client: h.mine, leases: h.up.client, now: clock.Now}
 			stats.sequences.Add(1)
 
 			zones := rapid.SliceOfN(gen.ZoneLabels(), 1, 3).Draw(t, "zones")

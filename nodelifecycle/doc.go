@@ -1,14 +1,19 @@
 // Package nodelifecycle decides what kube-controller-manager's node lifecycle controller
 // decides: whether a node is still alive, which NoSchedule and NoExecute taints it must carry,
 // how disrupted its zone is and how fast nodes may be tainted there. [Monitor] runs the
-// controller's monitor pass over caller-supplied caches and API calls:
+// controller's monitor pass over caller-supplied caches; it makes no API call itself, but hands
+// each one to the caller as a value ([Call]) and takes the answer:
 //
-//	m := nodelifecycle.NewMonitor(api, nodelifecycle.Config{}) // v1.37 defaults
-//	res, err := m.Pass(ctx, now, nodelifecycle.PassInput{Nodes: nodes, Lease: lease, Pods: pods}) // every 5 s
+//	m := nodelifecycle.NewMonitor(nodelifecycle.Config{})       // v1.37 defaults
+//	in := nodelifecycle.PassInput{Nodes: nodes, Lease: lease, Pods: pods} // the caches
+//	res, err := m.Pass(now, in).Do(ctx, api)                    // every 5 s
 //	events.Record(recorder, res.Events...)                      // RegisteredNode, NodeNotReady, ... in upstream's order
-//	writes, err := m.Drain(ctx, now, nodeFromCache)            // every DrainPeriod (100 ms): the zone queues
+//	writes, err := m.Drain(now, nodeFromCache).Do(ctx, api)     // every DrainPeriod (100 ms): the zone queues
 //	add, remove := nodelifecycle.NoScheduleTaints(node)         // on every node add or update
-//	bound, err := m.PodBound(ctx, now, pod)                     // a pod newly bound to a node; record bound.Events
+//	bound, err := m.PodBound(now, pod).Do(ctx, api)             // a pod newly bound to a node; record bound.Events
+//
+// Run.Do makes the calls through an [API] (a clientset's, or nil: every call succeeds); a
+// caller that makes them its own way loops over [Run.Next] and [Run.Reply].
 //
 // The pieces of a pass are pure functions over *v1.Node, *coordinationv1.Lease and time.Time
 // ([Evaluate], [NoExecuteAction], [HandleDisruption], …) for callers that run their own loop.
@@ -73,12 +78,16 @@
 // [Monitor] owns what upstream keeps between passes: the nodes seen, the [Probe] per node
 // (upstream nodeHealthMap), the zone states, one rate-limited queue per zone with its rate,
 // the circuit breaker's recorded resourceVersion and the nodes whose pods must be marked not
-// ready again. Writes go through the [API] it was given, and every failed write is retried
-// the way upstream retries it: a status write up to [StatusAttempts] times in the pass on the
-// node read again, a queued taint at the next drain, pod marking at the next pass. Without an
-// API every write succeeds and the results list what to apply. [Monitor.Queues] says when
-// each zone's queue can next hand out a node, so that a caller may sleep instead of draining
-// every [DrainPeriod].
+// ready again. It reads no clock and makes no call: [Monitor.Pass], [Monitor.Drain] and
+// [Monitor.PodBound] each return a [Run], which hands out the API calls upstream would make, in
+// its order, one at a time ([Run.Next]), takes each answer ([Run.Reply]) before deciding what
+// comes next, and ends with a result ([Run.Result]): the writes made, the events to record.
+// Every failed call is retried the way upstream retries it: a status write up to
+// [StatusAttempts] times in the pass on the node read again, a queued taint at the next drain,
+// pod marking at the next pass. [Run.Do] drives a run through an [API]; with a nil API every
+// call succeeds and the results list what to apply. [Monitor.Queues] says when each zone's
+// queue can next hand out a node, so that a caller may sleep instead of draining every
+// [DrainPeriod].
 //
 // # Flags
 //
@@ -100,8 +109,10 @@
 //   - The live Lease GET of the circuit breaker is the caller's: [Evaluate] returns
 //     [NeedsLeaseCheck] and [EvaluateWithLiveLease] finishes; upstream calls the API inside the
 //     judgement (a GET error other than NotFound skips the node, which the caller does).
-//   - The pure functions return API writes as values (the status to write, a [Swap]) instead
-//     of performing them; [Monitor] performs them through its [API] and retries them.
+//   - API calls are values ([Call]): the pure functions return the writes (the status to
+//     write, a [Swap]), and a [Monitor]'s [Run] hands out every call, reads included, for the
+//     caller to make. The lease cache's resourceVersion is read at each node's turn
+//     ([PassInput.LeaseCacheRV]), as upstream reads its store's.
 //   - Which Ready condition drives the NoExecute decision is the caller's choice of the pure
 //     functions: [Health.Current] reproduces v1.37 (what [Monitor] does), [Health.Observed]
 //     v1.26.

@@ -1,7 +1,6 @@
 package nodelifecycle_test
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"time"
@@ -123,9 +122,10 @@ func ExampleZoneRate() {
 	// 5/5 not ready: FullDisruption, 0.1 nodes/s
 }
 
-// A controller's monitor: one pass every 5 s, one drain every 100 ms. Without an API the
-// Monitor assumes every write succeeds and lists them; here the caller applies them to its
-// own objects. Node n1 goes silent at t0; n2 keeps renewing its Lease.
+// A controller's monitor: one pass every 5 s, one drain every 100 ms. The Monitor makes no API
+// call itself: each pass or drain is a Run that hands out its calls as values, and here the
+// caller performs them on its own objects. Node n1 goes silent at t0; n2 keeps renewing its
+// Lease.
 func ExampleMonitor() {
 	t0 := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
 	ready := v1.NodeCondition{Type: v1.NodeReady, Status: v1.ConditionTrue,
@@ -140,10 +140,32 @@ func ExampleMonitor() {
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: v1.PodSpec{NodeName: "n1"},
 		Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
 
-	m := nodelifecycle.NewMonitor(nil, nodelifecycle.Config{})
+	// perform is this example's API server: it carries out a call on the objects above.
+	perform := func(c nodelifecycle.Call, now time.Time) nodelifecycle.Reply {
+		fmt.Printf("t0+%v: %v %s", now.Sub(t0), c.Op, c.Node)
+		switch c.Op {
+		case nodelifecycle.GetLease:
+			fmt.Print(": no Lease") // the Reply's LiveLease says Found: false
+		case nodelifecycle.UpdateNodeStatus:
+			nodes[c.Node] = c.Status
+			fmt.Print(": Ready=", c.Status.Status.Conditions[0].Status)
+		case nodelifecycle.SwapTaints:
+			n := nodes[c.Node].DeepCopy()
+			n.Spec.Taints = c.Swap.Apply(n.Spec.Taints, now)
+			nodes[c.Node] = n
+			fmt.Print(": ", c.Swap)
+		case nodelifecycle.UpdatePodStatus:
+			pod = c.Pod
+			fmt.Printf(": pod %s Ready=%s", pod.Name, pod.Status.Conditions[0].Status)
+		}
+		fmt.Println()
+		return nodelifecycle.Reply{}
+	}
+
+	m := nodelifecycle.NewMonitor(nodelifecycle.Config{})
 	for now := t0; !now.After(t0.Add(55 * time.Second)); now = now.Add(5 * time.Second) {
 		renew := metav1.NewMicroTime(now)
-		res, err := m.Pass(context.Background(), now, nodelifecycle.PassInput{
+		pass := m.Pass(now, nodelifecycle.PassInput{
 			Nodes: []*v1.Node{nodes["n1"], nodes["n2"]},
 			Lease: func(name string) *coordinationv1.Lease {
 				if name == "n1" {
@@ -158,35 +180,34 @@ func ExampleMonitor() {
 				return nil, nil
 			},
 		})
+		for call, ok := pass.Next(); ok; call, ok = pass.Next() {
+			pass.Reply(perform(call, now))
+		}
+		res, err := pass.Result()
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		for _, np := range res.Nodes {
-			if np.Status != nil {
-				nodes[np.Node.Name] = np.Node // the status written
-				fmt.Printf("t0+%v: %s %s, %d pod(s) not ready\n", now.Sub(t0), np.Node.Name, np.Health.Current.Status, len(np.PodsNotReady))
-			}
 			if np.Enqueued {
 				fmt.Printf("t0+%v: %s queued\n", now.Sub(t0), np.Node.Name)
 			}
 		}
-		writes, _ := m.Drain(context.Background(), now, func(name string) (*v1.Node, bool) {
+		drain := m.Drain(now, func(name string) (*v1.Node, bool) {
 			n, ok := nodes[name]
 			return n, ok
 		})
-		for _, w := range writes {
-			n := nodes[w.Node].DeepCopy()
-			n.Spec.Taints = w.Swap.Apply(n.Spec.Taints, now)
-			nodes[w.Node] = n
-			fmt.Printf("t0+%v: %s tainted %s (%v)\n", now.Sub(t0), w.Node, taints.Format(n.Spec.Taints[0]), w.Reason)
+		for call, ok := drain.Next(); ok; call, ok = drain.Next() {
+			drain.Reply(perform(call, now))
 		}
 	}
 	fmt.Println("zone:", m.Zones()[nodelifecycle.ZoneKey(nodes["n1"])].State)
 	// Output:
-	// t0+55s: n1 Unknown, 1 pod(s) not ready
+	// t0+55s: GetLease n1: no Lease
+	// t0+55s: UpdateNodeStatus n1: Ready=Unknown
+	// t0+55s: UpdatePodStatus n1: pod web Ready=False
 	// t0+55s: n1 queued
-	// t0+55s: n1 tainted node.kubernetes.io/unreachable:NoExecute (Queued)
+	// t0+55s: SwapTaints n1: +node.kubernetes.io/unreachable:NoExecute -node.kubernetes.io/not-ready:NoExecute
 	// zone: Normal
 }
 

@@ -156,7 +156,7 @@ func TestMonitorStatusWriteRetries(t *testing.T) {
 			api.node("n1", "z", at(-time.Hour), t0)
 			api.node("n2", "z", at(-time.Hour), t0)
 			api.pods["p"] = readyPod("p", "n1")
-			m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+			m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 			_, err := m.Pass(ctx, t0, api.input(nil))
 			require.NoError(t, err)
 
@@ -200,7 +200,7 @@ func TestMonitorLostStatusAnswerStillMarksPods(t *testing.T) {
 	api := newFakeAPI()
 	api.node("n1", "z", at(-time.Hour), t0)
 	api.pods["p"] = readyPod("p", "n1")
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	_, err := m.Pass(ctx, t0, api.input(nil))
 	require.NoError(t, err)
 
@@ -229,7 +229,7 @@ func TestMonitorDrainKeepsFailedNodeQueued(t *testing.T) {
 	api := newFakeAPI()
 	api.node("n1", "z", at(-time.Hour), t0)
 	api.node("n2", "z", at(-time.Hour), t0)
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	post := func(name string, s v1.ConditionStatus, now time.Time) {
 		n := api.nodes[name].DeepCopy()
 		n.Status.Conditions[0].Status, n.Status.Conditions[0].LastHeartbeatTime = s, mt(now)
@@ -290,7 +290,7 @@ func TestMonitorRetriesPodMarking(t *testing.T) {
 	api.node("n1", "z", at(-time.Hour), t0)
 	api.node("n2", "z", at(-time.Hour), t0)
 	api.pods["p"] = readyPod("p", "n1")
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	keepAlive := func(now time.Time) {
 		n := api.nodes["n2"].DeepCopy()
 		n.Status.Conditions[0].LastHeartbeatTime = mt(now)
@@ -329,16 +329,16 @@ func TestMonitorLeaseCircuitBreaker(t *testing.T) {
 	api.node("n2", "z", at(-time.Hour), t0)
 	old := mkLease("n1", "5", ptr(t0))
 	leases := map[string]*coordinationv1.Lease{"n1": old, "n2": mkLease("n2", "6", ptr(t0))}
-	m := NewMonitor(api, Config{})
+	m := drive(api, Config{})
 	in := api.input(leases)
-	in.LeaseCacheRV = "6"
+	in.LeaseCacheRV = func() string { return "6" }
 	_, err := m.Pass(ctx, t0, in)
 	require.NoError(t, err)
 
 	api.leases["n1"] = "9" // renewed, but the cache has not seen it
 	leases["n2"] = mkLease("n2", "7", ptr(at(55*time.Second)))
 	in = api.input(leases)
-	in.LeaseCacheRV = "7"
+	in.LeaseCacheRV = func() string { return "7" }
 	res, err := m.Pass(ctx, at(55*time.Second), in)
 	require.ErrorIs(t, err, ErrNodeSkipped)
 	assert.Equal(t, Skipped, res.Nodes[0].Health.Verdict)
@@ -348,7 +348,7 @@ func TestMonitorLeaseCircuitBreaker(t *testing.T) {
 
 	leases["n1"] = mkLease("n1", "9", ptr(at(56*time.Second)))
 	in = api.input(leases)
-	in.LeaseCacheRV = "9"
+	in.LeaseCacheRV = func() string { return "9" }
 	res, err = m.Pass(ctx, at(60*time.Second), in)
 	require.NoError(t, err)
 	assert.Equal(t, Fresh, res.Nodes[0].Health.Verdict)
@@ -372,7 +372,7 @@ func TestMonitorFirstSeenAndAllZonesDown(t *testing.T) {
 	n1 := api.nodes["n1"].DeepCopy()
 	n1.Spec.Taints = []v1.Taint{ne(v1.TaintNodeUnreachable)}
 	api.nodes["n1"] = n1
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	res, err := m.Pass(ctx, t0, api.input(nil))
 	require.NoError(t, err)
 	// Then the judgement, on the node as listed (still tainted), removes it again: a no-op
@@ -411,7 +411,7 @@ func TestMonitorPodBound(t *testing.T) {
 	ctx := context.Background()
 	api := newFakeAPI()
 	api.node("n1", "z", at(-time.Hour), t0)
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	pod := readyPod("p", "n1")
 	got, err := m.PodBound(ctx, t0, pod)
 	require.NoError(t, err)
@@ -474,7 +474,7 @@ func TestPropertyMonitorNilAPIIsAllSuccess(t *testing.T) {
 			mirror.pods["p-"+name] = readyPod("p-"+name, name)
 		}
 		cfg := Config{DisableLeaseCircuitBreaker: rapid.Bool().Draw(t, "noBreaker")}
-		withAPI, without := NewMonitor(api, cfg), NewMonitor(nil, cfg)
+		withAPI, without := drive(api, cfg), drive(nil, cfg)
 		leases := map[string]*coordinationv1.Lease{}
 		now := t0
 		for i := range rapid.IntRange(1, 30).Draw(t, "ops") {
@@ -578,7 +578,7 @@ func TestMonitorPassReusesNodes(t *testing.T) {
 	api.node("n1", "z", at(-time.Hour), t0)
 	api.node("n2", "z", at(-time.Hour), t0)
 	cfg := Config{DisableLeaseCircuitBreaker: true}
-	fresh, reusing := NewMonitor(nil, cfg), NewMonitor(nil, cfg)
+	fresh, reusing := drive(nil, cfg), drive(nil, cfg)
 	var last []NodePass
 	for i := range 20 {
 		now := at(time.Duration(i) * 5 * time.Second)
@@ -605,7 +605,7 @@ func TestMonitorPassEvents(t *testing.T) {
 	api.node("n1", "z", at(-time.Hour), t0)
 	api.node("n2", "z", at(-time.Hour), t0)
 	api.node("n3", "z", at(-time.Hour), at(time.Hour)) // heartbeats throughout
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	res, err := m.Pass(ctx, t0, api.input(nil))
 	require.NoError(t, err)
 	n1, n2, n3 := api.nodes["n1"], api.nodes["n2"], api.nodes["n3"]
@@ -645,7 +645,7 @@ func TestMonitorNoExecuteTaintingDisabled(t *testing.T) {
 	n1.Spec.Taints = []v1.Taint{ne(v1.TaintNodeUnreachable)}
 	api.nodes["n1"] = n1
 	api.pods["p"] = readyPod("p", "n2")
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true, DisableNoExecuteTainting: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true, DisableNoExecuteTainting: true})
 	res, err := m.Pass(ctx, t0, api.input(nil))
 	require.NoError(t, err)
 	assert.Empty(t, res.Taints)
@@ -703,7 +703,7 @@ func TestMonitorDrainRunsBesideAPass(t *testing.T) {
 	fake.node("n1", "z", at(-time.Hour), t0)
 	fake.node("n2", "z", at(-time.Hour), t0) // healthy throughout: the zone is not all down
 	api := &blockingAPI{fakeAPI: fake, entered: make(chan struct{}), release: make(chan struct{})}
-	m := NewMonitor(api, Config{DisableLeaseCircuitBreaker: true})
+	m := drive(api, Config{DisableLeaseCircuitBreaker: true})
 	_, err := m.Pass(ctx, t0, fake.input(nil))
 	require.NoError(t, err)
 	n := fake.nodes["n1"].DeepCopy()
@@ -740,4 +740,25 @@ func TestMonitorDrainRunsBesideAPass(t *testing.T) {
 	}
 	close(api.release)
 	require.NoError(t, <-passed)
+}
+
+// driven is a Monitor whose runs are driven through an API (nil: every call succeeds), with
+// the methods of the Monitor before its runs were values, for the tests.
+type driven struct {
+	*Monitor
+	api API
+}
+
+func drive(api API, cfg Config) driven { return driven{NewMonitor(cfg), api} }
+
+func (d driven) Pass(ctx context.Context, now time.Time, in PassInput) (PassResult, error) {
+	return d.Monitor.Pass(now, in).Do(ctx, d.api)
+}
+
+func (d driven) Drain(ctx context.Context, now time.Time, node func(string) (*v1.Node, bool)) ([]TaintWrite, error) {
+	return d.Monitor.Drain(now, node).Do(ctx, d.api)
+}
+
+func (d driven) PodBound(ctx context.Context, now time.Time, pod *v1.Pod) (PodBoundResult, error) {
+	return d.Monitor.PodBound(now, pod).Do(ctx, d.api)
 }

@@ -15,7 +15,7 @@ import (
 // posts and Lease renewals, the per-update NoSchedule pass, and the API writes the Monitor
 // asks for, applied to in-memory objects.
 type cluster struct {
-	m      *Monitor
+	m      driven
 	nodes  map[string]*v1.Node
 	leases map[string]*coordinationv1.Lease
 	pods   map[string]*v1.Pod // by name
@@ -27,7 +27,7 @@ type cluster struct {
 
 func newCluster(cfg Config) *cluster {
 	return &cluster{
-		m:     NewMonitor(nil, cfg),
+		m:     drive(nil, cfg),
 		nodes: map[string]*v1.Node{}, leases: map[string]*coordinationv1.Lease{}, pods: map[string]*v1.Pod{},
 	}
 }

@@ -41,6 +41,7 @@ type RateLimited[K comparable] struct {
 	processed map[K]struct{} // tombstones
 	lim       *rate.Limiter  // nil: stopped
 	qps       float32        // the configured rate
+	taken     bool           // a value is handed out by Take, not yet settled
 }
 
 // NewRateLimited returns an empty queue whose token bucket refills at qps
@@ -97,43 +98,64 @@ func (r *RateLimited[K]) Remove(value K) bool {
 // reports done, the value becomes processed; otherwise it is queued again
 // with ProcessAt = now + wait + 1ns, keeping its AddedAt and UID — unless it
 // was removed while fn ran. fn runs without the queue's lock, so it may call
-// Add, Remove or SetRate; Try calls do not overlap.
+// Add, Remove or SetRate; Try calls do not overlap. Try is [RateLimited.Take]
+// and [RateLimited.Settle] in a loop.
 func (r *RateLimited[K]) Try(now time.Time, fn func(v TimedValue[K]) (done bool, wait time.Duration)) int {
 	r.try.Lock()
 	defer r.try.Unlock()
 	n := 0
 	for {
-		r.mu.Lock()
-		head, ok := r.h.Peek()
+		v, ok := r.Take(now)
 		if !ok {
-			r.mu.Unlock()
 			return n
 		}
-		if r.lim == nil || !r.lim.AllowN(now, 1) || now.Before(head.FireAt) {
-			r.mu.Unlock()
-			return n
-		}
-		v := timedValue(head)
-		r.mu.Unlock()
-
 		done, wait := fn(v)
 		n++
-
-		r.mu.Lock()
-		if done {
-			if _, queued := r.h.Remove(v.Value); queued {
-				if r.processed == nil {
-					r.processed = make(map[K]struct{})
-				}
-				r.processed[v.Value] = struct{}{}
-			}
-		} else {
-			// Like upstream, the retried value is the one fn saw (its UID
-			// too), even if the key was removed and added again meanwhile.
-			r.h.Update(v.Value, v.UID, v.AddedAt, now.Add(wait+1))
-		}
-		r.mu.Unlock()
+		r.Settle(now, v, done, wait)
 	}
+}
+
+// Take is one step of [RateLimited.Try] for a caller that learns the outcome
+// later (an API call made elsewhere): it draws a token and hands out the head
+// value if one is queued, the token drawn and the value due at now. The value
+// stays queued until [RateLimited.Settle] says what became of it; until then
+// Take hands out nothing more (it reports false).
+func (r *RateLimited[K]) Take(now time.Time) (TimedValue[K], bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.taken {
+		return TimedValue[K]{}, false
+	}
+	head, ok := r.h.Peek()
+	if !ok {
+		return TimedValue[K]{}, false
+	}
+	if r.lim == nil || !r.lim.AllowN(now, 1) || now.Before(head.FireAt) {
+		return TimedValue[K]{}, false
+	}
+	r.taken = true
+	return timedValue(head), true
+}
+
+// Settle ends the handing out of v, the value [RateLimited.Take] returned, at
+// now: done makes it processed; otherwise it is queued again with ProcessAt =
+// now + wait + 1ns, keeping its AddedAt and UID, as [RateLimited.Try] does.
+func (r *RateLimited[K]) Settle(now time.Time, v TimedValue[K], done bool, wait time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.taken = false
+	if done {
+		if _, queued := r.h.Remove(v.Value); queued {
+			if r.processed == nil {
+				r.processed = make(map[K]struct{})
+			}
+			r.processed[v.Value] = struct{}{}
+		}
+		return
+	}
+	// Like upstream, the retried value is the one handed out (its UID too),
+	// even if the key was removed and added again meanwhile.
+	r.h.Update(v.Value, v.UID, v.AddedAt, now.Add(wait+1))
 }
 
 // SetRate changes the bucket's rate, as upstream's SwapLimiter does: a qps

@@ -129,7 +129,7 @@ func New(cfg Config) (*Controller, error) {
 		return nil, fmt.Errorf("node lifecycle: %w", err)
 	}
 	c := &Controller{cfg: cfg, api: &api{client: cfg.Client, clock: cfg.Clock}}
-	c.monitor = nodelifecycle.NewMonitor(c.api, cfg.Settings)
+	c.monitor = nodelifecycle.NewMonitor(cfg.Settings)
 	if cfg.Legacy != nil {
 		cfg.DaemonSets.Informer()
 		c.evictor = legacy.NewEvictor(*cfg.Legacy, cfg.Settings)
@@ -291,8 +291,9 @@ func (c *Controller) pass(ctx context.Context) {
 		}
 	}
 	leaseLister := c.cfg.Leases.Lister().Leases(v1.NamespaceNodeLease)
+	leaseStore := c.cfg.Leases.Informer().GetStore()
 	indexer := c.cfg.Pods.Informer().GetIndexer()
-	res, err := c.monitor.Pass(ctx, start, nodelifecycle.PassInput{
+	res, err := c.monitor.Pass(start, nodelifecycle.PassInput{
 		Nodes: nodes,
 		Lease: func(name string) *coordinationv1.Lease {
 			now := c.cfg.Clock.Now()
@@ -304,9 +305,11 @@ func (c *Controller) pass(ctx context.Context) {
 			}
 			return l
 		},
-		LeaseCacheRV: c.cfg.Leases.Informer().LastSyncResourceVersion(),
+		// What the lease cache holds, read when the breaker asks, as upstream reads
+		// its store's: not the reflector's version, which runs ahead of the store.
+		LeaseCacheRV: leaseStore.LastStoreSyncResourceVersion,
 		Pods:         func(node string) ([]*v1.Pod, error) { return podindex.PodsOn(indexer, node) },
-	})
+	}).Do(ctx, c.api)
 	endTurn(c.cfg.Clock.Now())
 	if err != nil {
 		c.cfg.Logger.Error("monitor pass", "err", err)
@@ -394,10 +397,10 @@ func (c *Controller) drainLoop(ctx context.Context) {
 			c.evictionPass(ctx)
 			continue
 		}
-		writes, err := c.monitor.Drain(ctx, c.cfg.Clock.Now(), func(name string) (*v1.Node, bool) {
+		writes, err := c.monitor.Drain(c.cfg.Clock.Now(), func(name string) (*v1.Node, bool) {
 			n, err := lister.Get(name)
 			return n, err == nil
-		})
+		}).Do(ctx, c.api)
 		if err != nil {
 			c.cfg.Logger.Error("tainting pass", "err", err)
 		}
@@ -506,7 +509,7 @@ func (c *Controller) podBound(ctx context.Context, key string) bool {
 	if c.evictor != nil && !c.legacyPodBound(ctx, now, pod) {
 		return false
 	}
-	res, err := c.monitor.PodBound(ctx, now, pod)
+	res, err := c.monitor.PodBound(now, pod).Do(ctx, c.api)
 	events.Record(c.api.recorder, res.Events...)
 	if err != nil {
 		c.cfg.Logger.Error("marking pod not ready", "pod", key, "err", err)

@@ -296,7 +296,7 @@ func TestEvents(t *testing.T) {
 	if _, err := h.client.CoreV1().Pods("ns").Create(h.ctx, late, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.c.monitor.PodBound(h.ctx, h.clock.Now(), late)
+	res, err := h.c.monitor.PodBound(h.clock.Now(), late).Do(h.ctx, h.c.api)
 	if err != nil {
 		t.Fatal(err)
 	}

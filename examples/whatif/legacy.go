@@ -101,7 +101,7 @@ func simulateLegacy(today *sim, cfg nodelifecycle.Config, timeout time.Duration,
 	for _, n := range silentNodes {
 		silent[n] = true
 	}
-	mon := nodelifecycle.NewMonitor(nil, cfg)
+	mon := nodelifecycle.NewMonitor(cfg)
 	ev := legacy.NewEvictor(legacy.Config{PodEvictionTimeout: timeout}, cfg)
 	nodes := make([]*corev1.Node, 0, len(today.snap.Nodes))
 	for _, n := range today.snap.Nodes {
@@ -134,7 +134,7 @@ func simulateLegacy(today *sim, cfg nodelifecycle.Config, timeout time.Duration,
 		renew := metav1.NewMicroTime(now)
 		lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
 		api.now = now
-		res, _ := mon.Pass(context.Background(), now, nodelifecycle.PassInput{
+		res, _ := mon.Pass(now, nodelifecycle.PassInput{
 			Nodes: nodes,
 			Lease: func(name string) *coordinationv1.Lease {
 				if silent[name] {
@@ -142,7 +142,7 @@ func simulateLegacy(today *sim, cfg nodelifecycle.Config, timeout time.Duration,
 				}
 				return lease
 			},
-		})
+		}).Do(context.Background(), nil) // the simulation applies the writes itself
 		for _, np := range res.Nodes {
 			if np.Status != nil {
 				for i := range nodes {

@@ -143,7 +143,7 @@ func newSim(s *snapshot, t0 time.Time, cfg nodelifecycle.Config) *sim {
 		podsOn:     map[string][]*podState{},
 		silent:     map[string]bool{},
 		notReady:   map[string]bool{},
-		mon:        nodelifecycle.NewMonitor(nil, cfg),
+		mon:        nodelifecycle.NewMonitor(cfg),
 		states:     map[string]nodelifecycle.ZoneState{},
 		zoneCounts: map[string]nodelifecycle.ZoneCounts{},
 		taintedAt:  map[string]time.Time{},
@@ -348,7 +348,7 @@ func (m *sim) monitorPass() (settled bool, due time.Time) {
 	marked := len(m.unknownAt)
 	renew := metav1.NewMicroTime(now)
 	lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}} // the Monitor only reads it
-	res, err := m.mon.Pass(context.Background(), now, nodelifecycle.PassInput{
+	res, err := m.mon.Pass(now, nodelifecycle.PassInput{
 		Nodes: m.nodes,
 		Lease: func(name string) *coordinationv1.Lease {
 			if m.silent[name] {
@@ -365,7 +365,7 @@ func (m *sim) monitorPass() (settled bool, due time.Time) {
 			return pods, nil
 		},
 		Reuse: m.passNodes,
-	})
+	}).Do(context.Background(), nil) // the simulation applies the writes itself
 	m.passNodes = res.Nodes
 	if err != nil {
 		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
@@ -473,10 +473,10 @@ func (m *sim) swap(n *corev1.Node, s nodelifecycle.Swap, why string) {
 // taintPass is one doNoExecuteTaintingPass ([nodelifecycle.Monitor.Drain]):
 // every zone queue hands its due nodes their NoExecute taint, one per token.
 func (m *sim) taintPass() {
-	writes, err := m.mon.Drain(context.Background(), m.now(), func(name string) (*corev1.Node, bool) {
+	writes, err := m.mon.Drain(m.now(), func(name string) (*corev1.Node, bool) {
 		n, ok := m.byName[name]
 		return n, ok
-	})
+	}).Do(context.Background(), nil) // the simulation applies the writes itself
 	if err != nil {
 		m.notes = append(m.notes, err.Error()) // no API: nothing can fail
 	}

@@ -34,7 +34,7 @@ type ours struct {
 func newOurs(w *cluster) *ours {
 	cfg := w.cfg
 	cfg.DisableNoExecuteTainting = true
-	o := &ours{w: w, m: nl.NewMonitor(nil, cfg), ev: NewEvictor(w.lcfg, cfg)}
+	o := &ours{w: w, m: nl.NewMonitor(cfg), ev: NewEvictor(w.lcfg, cfg)}
 	for name := range w.nodes {
 		o.ev.NodeAdded(name)
 	}
@@ -67,11 +67,11 @@ func (o *ours) pass(now time.Time) {
 	for _, name := range slices.Sorted(maps.Keys(w.nodes)) {
 		nodes = append(nodes, w.nodes[name])
 	}
-	res, err := o.m.Pass(context.Background(), now, nl.PassInput{
+	res, err := o.m.Pass(now, nl.PassInput{
 		Nodes: nodes,
 		Lease: func(name string) *coordinationv1.Lease { return w.leases[name] },
 		Pods:  func(name string) ([]*v1.Pod, error) { return w.podsOn(name), nil },
-	})
+	}).Do(context.Background(), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -122,7 +122,7 @@ func (o *ours) podBound(podName string, now time.Time) {
 		}
 	}
 	if p, ok := w.pods[podName]; ok {
-		if _, err := o.m.PodBound(context.Background(), now, p); err != nil {
+		if _, err := o.m.PodBound(now, p).Do(context.Background(), nil); err != nil {
 			panic(err)
 		}
 	}

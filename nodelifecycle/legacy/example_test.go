@@ -89,7 +89,7 @@ func ExampleEvictor() {
 				LastHeartbeatTime: metav1.NewTime(heartbeat), LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}}}}
 	}
 	pods := podStore{"web": {ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: v1.PodSpec{NodeName: "n2"}}}
-	mon := nodelifecycle.NewMonitor(nil, cfg)
+	mon := nodelifecycle.NewMonitor(cfg)
 	ev := legacy.NewEvictor(legacy.Config{PodEvictionTimeout: 2 * time.Minute}, cfg)
 	n2 := node("n2", t0)
 	ev.NodeAdded("n1")
@@ -108,7 +108,7 @@ func ExampleEvictor() {
 		return err
 	}
 	for now := t0; now.Before(t0.Add(3 * time.Minute)); now = now.Add(5 * time.Second) {
-		res, _ := mon.Pass(context.Background(), now, nodelifecycle.PassInput{Nodes: []*v1.Node{node("n1", now), n2}})
+		res, _ := mon.Pass(now, nodelifecycle.PassInput{Nodes: []*v1.Node{node("n1", now), n2}}).Do(context.Background(), nil) // every call succeeds
 		if res.Nodes[1].Status != nil {
 			n2 = res.Nodes[1].Node // the status the Monitor wrote
 			fmt.Println(now.Sub(t0), "n2 Unknown")
