@@ -390,3 +390,32 @@ func TestRateLimitedNextTokenIsARead(t *testing.T) {
 	assert.Equal(t, first, later, "the same token, asked later")
 	assert.Equal(t, 1, r.Len())
 }
+
+// Take and Settle are Try split in two, for a caller that learns a value's outcome later:
+// Take draws a token and hands out the head, nothing more until Settle; Settle with done
+// leaves a tombstone, without it queues the value again after wait, with its AddedAt and UID.
+func TestRateLimitedTakeSettle(t *testing.T) {
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := NewRateLimited[string](math.MaxFloat32)
+	q.Add(t0, "a", "uid-a")
+	q.Add(t0, "b", "uid-b")
+
+	v, ok := q.Take(t0)
+	require.True(t, ok)
+	assert.Equal(t, TimedValue[string]{Value: "a", UID: "uid-a", AddedAt: t0, ProcessAt: t0}, v)
+	_, ok = q.Take(t0)
+	assert.False(t, ok, "a is handed out and not settled: nothing more")
+	assert.Zero(t, q.Try(t0, func(TimedValue[string]) (bool, time.Duration) { return true, 0 }), "nor does Try")
+
+	q.Settle(t0, v, false, time.Second)
+	got, ok := q.Get("a")
+	require.True(t, ok)
+	assert.Equal(t, TimedValue[string]{Value: "a", UID: "uid-a", AddedAt: t0, ProcessAt: t0.Add(time.Second + 1)}, got)
+
+	v, ok = q.Take(t0)
+	require.True(t, ok)
+	assert.Equal(t, "b", v.Value, "a is not due before its retry")
+	q.Settle(t0, v, true, 0)
+	assert.True(t, q.Has("b"))
+	assert.False(t, q.Add(t0, "b", "uid-b"), "b is processed: a tombstone")
+}
