@@ -139,16 +139,7 @@ var scenarios = []scenario{
 		// pod evicted before its toleration ends) and to kcm's writes per
 		// eviction, nothing more.
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			nodes := r.names(affected)
-			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
-				return err
-			}
-			// kwok's last renewals, even a late one, are then behind us,
-			// and no Lease expired yet (renewal interval < grace period).
-			if err := sleep(ctx, renewInterval); err != nil {
-				return err
-			}
-			return r.renewLeases(ctx, nodes)
+			return r.silence(ctx, r.names(affected))
 		},
 		done: func(r *runner, affected []int, _ int) (bool, string) {
 			nodes := r.names(affected)
