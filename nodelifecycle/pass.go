@@ -86,10 +86,8 @@ type passRun struct {
 	i     int   // the node in hand (an index of in.Nodes, or of firstSeen)
 	first []int // the nodes registered by this pass, whose taints go first
 	n     nodeTurn
-	// reach is a NoExecute taint removal awaiting its reply, in the first-seen and
-	// all-zones-down stages.
-	reach   TaintWrite
-	reachAt string // its zone
+	// taint is the NoExecute taint write awaiting its reply.
+	taint pendingTaint
 }
 
 // nodeTurn is one node's turn in a pass (upstream updateNodeFunc).
@@ -104,8 +102,6 @@ type nodeTurn struct {
 	attempt int
 	turning bool // a failed status write would have turned the node not ready
 	written *v1.Node
-	swap    TaintWrite
-	reach   bool // swap removes the NoExecute taints (upstream markNodeAsReachable)
 	pods    []*v1.Pod
 	next    int // the next pod to mark
 	marked  *v1.Pod
@@ -170,7 +166,7 @@ func (p *passRun) next() (Call, bool) {
 				p.i++
 				continue
 			}
-			if p.n.np.Node == nil {
+			if p.n.node == nil { // the node in hand has not started its turn
 				p.startTurn()
 			}
 			if c, ok := p.turn(); ok {
@@ -201,30 +197,50 @@ func (p *passRun) reply(r Reply) {
 		p.turnReply(r)
 		return
 	}
-	w := p.reach
-	w.Err = swapErr(w.Node, w.Swap, r.Err)
-	if w.Err == nil {
-		p.m.dequeue(p.reachAt, w.Node)
+	p.errs = appendErr(p.errs, p.taintWritten(r))
+}
+
+// pendingTaint is a NoExecute taint write handed out and not yet answered.
+type pendingTaint struct {
+	w    TaintWrite
+	zone string
+	// reach: the write removes the node's NoExecute taints (upstream
+	// markNodeAsReachable), after which the node leaves its zone queue.
+	reach bool
+}
+
+// writeTaint hands out the taint write w of a node in zone.
+func (p *passRun) writeTaint(w TaintWrite, zone string, reach bool) Call {
+	p.taint = pendingTaint{w: w, zone: zone, reach: reach}
+	return Call{Op: SwapTaints, Node: w.Node, Swap: w.Swap}
+}
+
+// taintWritten takes the answer to the pending taint write: it lists the write and returns
+// its error.
+func (p *passRun) taintWritten(r Reply) error {
+	t := p.taint
+	t.w.Err = swapErr(t.w.Node, t.w.Swap, r.Err)
+	if t.reach && t.w.Err == nil {
+		p.m.dequeue(t.zone, t.w.Node)
 	}
-	p.res.Taints = append(p.res.Taints, w)
-	p.errs = appendErr(p.errs, w.Err)
+	p.res.Taints = append(p.res.Taints, t.w)
+	p.taint = pendingTaint{}
+	return t.w.Err
 }
 
 func (p *passRun) result() (PassResult, error) { return p.res, errors.Join(p.errs...) }
 
 func (p *passRun) end() { p.m.mu.Unlock() }
 
-// startReach starts markReachable in the first-seen or all-zones-down stage: the taint
-// removal to write, or, with no NoExecute taint to remove, the node leaves its zone queue at
-// once and there is nothing to call.
+// startReach starts markReachable: the taint removal to write, or, with no NoExecute taint
+// to remove, the node leaves its zone queue at once and there is nothing to call.
 func (p *passRun) startReach(node *v1.Node, zone string, why WriteReason) (Call, bool) {
 	s := MarkReachable(node).Swap
 	if s.Empty() {
 		p.m.dequeue(zone, node.Name)
 		return Call{}, false
 	}
-	p.reach, p.reachAt = TaintWrite{Node: node.Name, Swap: s, Reason: why}, zone
-	return Call{Op: SwapTaints, Node: node.Name, Swap: s}, true
+	return p.writeTaint(TaintWrite{Node: node.Name, Swap: s, Reason: why}, zone, true), true
 }
 
 // startTurn begins the turn of the node in hand.
@@ -294,9 +310,8 @@ func (p *passRun) turn() (Call, bool) {
 			a := NoExecuteAction(n.node, n.np.Health.Current)
 			switch a.Kind {
 			case SwapToNotReady, SwapToUnreachable:
-				n.swap, n.reach = TaintWrite{Node: name, Swap: a.Swap, Reason: Swapped}, false
 				n.step = stepSwap
-				return Call{Op: SwapTaints, Node: name, Swap: a.Swap}, true
+				return p.writeTaint(TaintWrite{Node: name, Swap: a.Swap, Reason: Swapped}, n.zone, false), true
 			case Enqueue:
 				m.qmu.Lock()
 				q := m.queues[n.zone]
@@ -306,14 +321,10 @@ func (p *passRun) turn() (Call, bool) {
 				n.np.Enqueued = q.Add(p.now, name, string(n.node.UID))
 				m.qmu.Unlock()
 			case Untaint:
-				s := MarkReachable(n.node).Swap
-				if s.Empty() {
-					m.dequeue(n.zone, name)
-					continue
+				if c, ok := p.startReach(n.node, n.zone, BecameReady); ok {
+					n.step = stepSwap
+					return c, true
 				}
-				n.swap, n.reach = TaintWrite{Node: name, Swap: s, Reason: BecameReady}, true
-				n.step = stepSwap
-				return Call{Op: SwapTaints, Node: name, Swap: s}, true
 			}
 		case stepPods:
 			h := n.np.Health
@@ -442,13 +453,7 @@ func (p *passRun) turnReply(r Reply) {
 		n.attempt++
 		n.step = stepJudge
 	case stepSwap:
-		w := n.swap
-		w.Err = swapErr(name, w.Swap, r.Err)
-		p.res.Taints = append(p.res.Taints, w)
-		n.np.Err = errors.Join(n.np.Err, w.Err)
-		if n.reach && w.Err == nil {
-			m.dequeue(n.zone, name)
-		}
+		n.np.Err = errors.Join(n.np.Err, p.taintWritten(r))
 		n.step = stepPods
 	case stepPod:
 		n.step = stepMark

@@ -49,6 +49,7 @@ func (o Op) String() string {
 
 // Call is one API call a [Run] needs made, as a value: the run performs no I/O itself.
 type Call struct {
+	// Op is what to do; the fields below it that the Op names carry its arguments.
 	Op Op
 	// Node is the name of the node the call is about (for UpdatePodStatus, the pod's node).
 	Node string

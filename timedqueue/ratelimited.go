@@ -139,7 +139,9 @@ func (r *RateLimited[K]) Take(now time.Time) (TimedValue[K], bool) {
 
 // Settle ends the handing out of v, the value [RateLimited.Take] returned, at
 // now: done makes it processed; otherwise it is queued again with ProcessAt =
-// now + wait + 1ns, keeping its AddedAt and UID, as [RateLimited.Try] does.
+// now + wait + 1ns, keeping its AddedAt and UID, as [RateLimited.Try] does. A value
+// removed since Take stays removed: done leaves no tombstone, and a retry does not bring it
+// back.
 func (r *RateLimited[K]) Settle(now time.Time, v TimedValue[K], done bool, wait time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -419,3 +419,19 @@ func TestRateLimitedTakeSettle(t *testing.T) {
 	assert.True(t, q.Has("b"))
 	assert.False(t, q.Add(t0, "b", "uid-b"), "b is processed: a tombstone")
 }
+
+// A value removed between Take and Settle stays removed, whatever Settle says: no tombstone,
+// no retry.
+func TestRateLimitedSettleAfterRemove(t *testing.T) {
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, done := range []bool{true, false} {
+		q := NewRateLimited[string](math.MaxFloat32)
+		q.Add(t0, "a", nil)
+		v, ok := q.Take(t0)
+		require.True(t, ok)
+		require.True(t, q.Remove("a"))
+		q.Settle(t0, v, done, 0)
+		assert.False(t, q.Has("a"), "done=%v", done)
+		assert.True(t, q.Add(t0, "a", nil), "done=%v: a may be added again", done)
+	}
+}
