@@ -38,13 +38,13 @@ func TestCancelledRetry(t *testing.T) {
 
 	p.refuseDeletes(ns, "victim")
 	c.addTaint(t, node, v1.Taint{Key: maintenance, Effect: v1.TaintEffectNoExecute})
-	eventually(t, 30*time.Second, "the victim's deletes refused three times", func() (bool, string) {
+	eventually(t, patience, "the victim's deletes refused three times", func() (bool, string) {
 		refused, _ := p.podDeletes(ns, "victim")
 		return refused >= 3, fmt.Sprintf("%d refused", refused)
 	})
 
 	c.removeTaint(t, node, maintenance)
-	eventually(t, 30*time.Second, "the canary's eviction cancelled", func() (bool, string) {
+	eventually(t, patience, "the canary's eviction cancelled", func() (bool, string) {
 		n, err := c.cancelledDeletions(ns, "canary")
 		if err != nil {
 			return false, err.Error()

@@ -182,6 +182,7 @@ func TestDeviceTaintEviction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel()
 	var traces runs
 	dra := draScenarios()
 	t.Run("variants", func(t *testing.T) {

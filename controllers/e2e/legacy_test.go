@@ -42,6 +42,7 @@ func TestLegacyPodEviction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel()
 	c := startCluster(t, ourLegacy)
 	tr := c.startTrace(t)
 	start := time.Now()
@@ -95,14 +96,14 @@ func TestLegacyPodEviction(t *testing.T) {
 		return s != "present", s
 	})
 	// The DaemonSet's pod went through the same deletion pass: kept, with
-	// the reason.
-	if s, agent := c.podState(ns, "agent"); s != "present" || agent.Status.Reason != "NodeLost" {
-		reason := ""
-		if agent != nil {
-			reason = agent.Status.Reason
+	// the reason (whose write may reach us after web's deletion).
+	eventually(t, patience, "pod agent kept with reason NodeLost", func() (bool, string) {
+		s, agent := c.podState(ns, "agent")
+		if s != "present" {
+			t.Fatalf("pod agent: %s; want present with reason NodeLost", s)
 		}
-		t.Errorf("pod agent: %s, reason %q; want present with reason NodeLost", s, reason)
-	}
+		return agent.Status.Reason == "NodeLost", fmt.Sprintf("reason %q", agent.Status.Reason)
+	})
 	if web != nil && web.Status.Reason != "NodeLost" {
 		t.Errorf("pod web: reason %q, want NodeLost", web.Status.Reason)
 	}

@@ -75,7 +75,7 @@ func TestPressureEvictor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
-	t.Parallel() // beside TestFaults and TestServerErrors
+	t.Parallel() // beside the other suites
 	if os.Getenv(envInNetns) == "" {
 		if os.Geteuid() != 0 {
 			t.Skip("needs root for a network namespace (unshare -n), where the stats servers get an address kube-apiserver proxies to")

@@ -163,6 +163,7 @@ func TestScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	t.Parallel()
 	go func() { _, _ = whatifBinary() }() // built while the clusters start
 	var traces runs
 	t.Run("variants", func(t *testing.T) {

@@ -138,14 +138,17 @@ func (c *cluster) clientGoSnapshot() ([]byte, error) {
 }
 
 // whatifBinary builds examples/whatif of the library module once per test
-// binary; start it early, it is ready by the time a scenario needs it.
+// binary; start it early, it is ready by the time a scenario needs it. It is
+// built in the controllers module, with the versions the controllers use
+// (k8s.io/api v0.37, not the library's oldest supported), so that it reuses
+// the packages compiled for the controllers' programs.
 var whatifBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "evictkit-e2e-whatif-")
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./examples/whatif")
-	cmd.Dir = filepath.Join("..", "..")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/evictkit/eviction/examples/whatif")
+	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building whatif: %w\n%s", err, out)
 	}
