@@ -13,7 +13,10 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -47,8 +50,9 @@ type event struct {
 // trace watches nodes, pods, Events and node Leases and records their
 // changes, for judging a run against its own inputs and comparing two runs
 // of a scenario. It also measures the run's delays: how long the API server
-// takes to show the trace a Lease renewal (the write, etcd, the watch), and
-// how late the trace's own process wakes up; a loaded machine shows in both.
+// takes to show the trace a Lease renewal and a write of its own (the
+// write, etcd, the watch), and how late the trace's own process wakes up; a
+// loaded machine shows in all three.
 type trace struct {
 	mu     sync.Mutex
 	events []event
@@ -70,6 +74,10 @@ type delay struct {
 
 // probePeriod is how often the trace's probe measures how late it wakes.
 const probePeriod = 100 * time.Millisecond
+
+// roundTripPeriod is how often the trace writes to measure how long a write
+// takes to come back through a watch.
+const roundTripPeriod = 250 * time.Millisecond
 
 func (c *cluster) startTrace(t *testing.T) *trace {
 	tr := &trace{renewed: map[string][]time.Time{}}
@@ -96,6 +104,7 @@ func (c *cluster) startTrace(t *testing.T) *trace {
 	f.WaitForCacheSync(ctx.Done())
 	leases.WaitForCacheSync(ctx.Done())
 	go tr.probe(ctx)
+	go tr.roundTrips(ctx, t, c.client)
 	t.Cleanup(func() {
 		cancel()
 		f.Shutdown()
@@ -135,6 +144,61 @@ func (tr *trace) probe(ctx context.Context) {
 			tr.mu.Unlock()
 			next = now.Add(probePeriod)
 		}
+	}
+}
+
+// roundTrips measures, every roundTripPeriod until ctx ends, how long the
+// API server takes to show the trace a write: it updates a ConfigMap of its
+// own (no controller reads it) and waits for its watch to deliver that
+// version. That is the path of every reaction the trace judges (a
+// controller's write, etcd, a watch), timed by the write's sender, where a
+// Lease renewal's RenewTime is only the time its writer stamped, and the
+// scenarios without live nodes renew none. A write that fails, or a watch
+// that ends, is measured again at the next period. The ConfigMap stays: the
+// cluster goes with the test.
+func (tr *trace) roundTrips(ctx context.Context, t *testing.T, client kubernetes.Interface) {
+	cms := client.CoreV1().ConfigMaps(metav1.NamespaceDefault)
+	cm, err := cms.Create(ctx, &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "evictkit-trace-probe-"}}, metav1.CreateOptions{})
+	if err != nil {
+		if ctx.Err() == nil {
+			t.Errorf("trace: the round-trip probe's ConfigMap: %v", err)
+		}
+		return
+	}
+	selector := fields.OneTermEqualSelector("metadata.name", cm.Name).String()
+	tick := time.NewTicker(roundTripPeriod)
+	defer tick.Stop()
+	for seq := 0; ; seq++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: cm.ResourceVersion})
+		if err != nil {
+			continue
+		}
+		cm.Data = map[string]string{"seq": strconv.Itoa(seq)}
+		sent := time.Now()
+		updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+		if err != nil {
+			w.Stop()
+			if latest, err := cms.Get(ctx, cm.Name, metav1.GetOptions{}); err == nil {
+				cm = latest
+			}
+			continue
+		}
+		cm = updated
+		for e := range w.ResultChan() {
+			if got, ok := e.Object.(*v1.ConfigMap); ok && got.ResourceVersion == updated.ResourceVersion {
+				now := time.Now()
+				tr.mu.Lock()
+				tr.delays = append(tr.delays, delay{at: now, d: now.Sub(sent)})
+				tr.mu.Unlock()
+				break
+			}
+		}
+		w.Stop()
 	}
 }
 
