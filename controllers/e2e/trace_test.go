@@ -139,9 +139,7 @@ func (tr *trace) probe(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			tr.mu.Lock()
-			tr.delays = append(tr.delays, delay{at: now, d: max(time.Since(next), 0)})
-			tr.mu.Unlock()
+			tr.measured(now, time.Since(next))
 			next = now.Add(probePeriod)
 		}
 	}
@@ -191,10 +189,7 @@ func (tr *trace) roundTrips(ctx context.Context, t *testing.T, client kubernetes
 		cm = updated
 		for e := range w.ResultChan() {
 			if got, ok := e.Object.(*v1.ConfigMap); ok && got.ResourceVersion == updated.ResourceVersion {
-				now := time.Now()
-				tr.mu.Lock()
-				tr.delays = append(tr.delays, delay{at: now, d: now.Sub(sent)})
-				tr.mu.Unlock()
+				tr.measured(time.Now(), time.Since(sent))
 				break
 			}
 		}
@@ -214,6 +209,13 @@ func (tr *trace) renewedBefore(node string, t time.Time) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// measured records a delay d (0 if negative) taken at at.
+func (tr *trace) measured(at time.Time, d time.Duration) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.delays = append(tr.delays, delay{at: at, d: max(d, 0)})
 }
 
 // lag returns the largest delay measured between from and to.

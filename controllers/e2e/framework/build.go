@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -110,24 +111,24 @@ func build() (Binaries, error) {
 			missing = append(missing, tool.pkg)
 		}
 	}
-	if len(missing) > 0 {
-		tmp, err := os.MkdirTemp(dir, ".build-")
-		if err != nil {
-			return Binaries{}, fmt.Errorf("framework: cache folder: %w", err)
+	if len(missing) == 0 {
+		return binaries(dir), nil
+	}
+	tmp, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return Binaries{}, fmt.Errorf("framework: cache folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	args := append([]string{"build", "-trimpath", "-ldflags", ldflags, "-o", tmp + string(filepath.Separator)}, missing...)
+	if _, err := goOutput(toolsDir, args...); err != nil {
+		return Binaries{}, err
+	}
+	for _, tool := range tools {
+		if !slices.Contains(missing, tool.pkg) {
+			continue
 		}
-		defer os.RemoveAll(tmp)
-		args := append([]string{"build", "-trimpath", "-ldflags", ldflags, "-o", tmp + string(filepath.Separator)}, missing...)
-		if _, err := goOutput(toolsDir, args...); err != nil {
-			return Binaries{}, err
-		}
-		for _, tool := range tools {
-			built := filepath.Join(tmp, execName(tool.pkg))
-			if _, err := os.Stat(built); err != nil {
-				continue // it was there already
-			}
-			if err := os.Rename(built, filepath.Join(dir, tool.name)); err != nil {
-				return Binaries{}, fmt.Errorf("framework: %w", err)
-			}
+		if err := os.Rename(filepath.Join(tmp, execName(tool.pkg)), filepath.Join(dir, tool.name)); err != nil {
+			return Binaries{}, fmt.Errorf("framework: %s: %w", tool.name, err)
 		}
 	}
 	return binaries(dir), nil
