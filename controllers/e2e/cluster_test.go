@@ -347,6 +347,28 @@ func (c *cluster) heartbeats() {
 // createPod creates a running, ready pod bound to node.
 func (c *cluster) createPod(t *testing.T, ns, name, node string, tols ...v1.Toleration) *v1.Pod {
 	t.Helper()
+	c.createUnreadyPod(t, ns, name, node, tols...)
+	// Running and ready, as a kubelet reports it: a merge patch of the
+	// status, so that a controller that already acted on the pod (its node
+	// may be tainted NoExecute) causes no conflict and keeps its condition.
+	status, err := json.Marshal(map[string]any{"status": map[string]any{
+		"phase":      v1.PodRunning,
+		"conditions": []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := c.client.CoreV1().Pods(ns).Patch(c.ctx, name, types.StrategicMergePatchType, status, metav1.PatchOptions{}, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// createUnreadyPod creates a pod bound to node whose kubelet has reported
+// nothing yet: it has no Ready condition.
+func (c *cluster) createUnreadyPod(t *testing.T, ns, name, node string, tols ...v1.Toleration) {
+	t.Helper()
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: v1.PodSpec{
@@ -358,21 +380,6 @@ func (c *cluster) createPod(t *testing.T, ns, name, node string, tols ...v1.Tole
 	if _, err := c.client.CoreV1().Pods(ns).Create(c.ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// Running and ready, as a kubelet reports it: a merge patch of the
-	// status, so that a controller that already acted on the pod (its node
-	// may be tainted NoExecute) causes no conflict and keeps its condition.
-	status, err := json.Marshal(map[string]any{"status": map[string]any{
-		"phase":      v1.PodRunning,
-		"conditions": []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod, err = c.client.CoreV1().Pods(ns).Patch(c.ctx, name, types.StrategicMergePatchType, status, metav1.PatchOptions{}, "status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pod
 }
 
 func (c *cluster) namespace(t *testing.T, name string) string {

@@ -68,6 +68,13 @@ func noExecuteTaintAddedByUser(t *testing.T, c *cluster) {
 // 0 s go at once, for 3 s after that (no earlier: checkTimes holds every
 // deletion to its toleration), forever never; a pod with no tolerations gets
 // the admission default of 300 s and stays.
+//
+// Its pods never report ready (their kubelets report nothing). The node
+// lifecycle controller marks a pod not ready when it handles the pod's
+// arrival if by then the pod reports ready and a monitor pass has judged
+// its node not ready; a ready pod arriving here would be marked or not by
+// which came first, in kube-controller-manager too. NodeGoesSilent has the
+// ready pods: they are marked when their node goes silent.
 func taintBasedEvictions(t *testing.T, c *cluster) {
 	ns := c.namespace(t, "s1b")
 	c.createNode(t, "s1b-0", "s1b", v1.ConditionTrue, excluded)
@@ -75,12 +82,12 @@ func taintBasedEvictions(t *testing.T, c *cluster) {
 	c.createNode(t, "s1b-2", "s1b", v1.ConditionUnknown, excluded)
 	c.createNode(t, "s1b-3", "s1b", v1.ConditionTrue, excluded)
 	notReady, unreachable := v1.TaintNodeNotReady, v1.TaintNodeUnreachable
-	c.createPod(t, ns, "zero", "s1b-1", tolerate(notReady, ptr(int64(0))))
-	c.createPod(t, ns, "three", "s1b-1", tolerate(notReady, ptr(int64(3))))
-	c.createPod(t, ns, "forever", "s1b-1", tolerate(notReady, nil))
-	c.createPod(t, ns, "default", "s1b-1")
-	c.createPod(t, ns, "unreachable-zero", "s1b-2", tolerate(unreachable, ptr(int64(0))))
-	c.createPod(t, ns, "healthy-node", "s1b-0", tolerate(notReady, ptr(int64(0))))
+	c.createUnreadyPod(t, ns, "zero", "s1b-1", tolerate(notReady, ptr(int64(0))))
+	c.createUnreadyPod(t, ns, "three", "s1b-1", tolerate(notReady, ptr(int64(3))))
+	c.createUnreadyPod(t, ns, "forever", "s1b-1", tolerate(notReady, nil))
+	c.createUnreadyPod(t, ns, "default", "s1b-1")
+	c.createUnreadyPod(t, ns, "unreachable-zero", "s1b-2", tolerate(unreachable, ptr(int64(0))))
+	c.createUnreadyPod(t, ns, "healthy-node", "s1b-0", tolerate(notReady, ptr(int64(0))))
 
 	c.waitNoExecute(t, patience, "s1b-1", notReady)
 	c.waitNoExecute(t, patience, "s1b-2", unreachable)

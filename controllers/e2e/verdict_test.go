@@ -275,6 +275,12 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 			return x.kind == "node" && x.name == node && ok && slices.Contains(statuses, r)
 		}
 	}
+	// arrival is the index of the pod's creation (-1: before the trace): a
+	// pod that arrives on a node already not ready or tainted is timed from
+	// its arrival, not from its node's change.
+	arrival := func() int {
+		return latest(func(_ event, x change) bool { return x.kind == "pod" && x.name == c.name && x.what == "created" })
+	}
 	if w, handled, ok := s.draWindowOf(evs, i); handled {
 		return w, ok
 	}
@@ -321,6 +327,7 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 		if j < 0 {
 			return window{}, false
 		}
+		j = max(j, arrival())
 		return window{at(j), at(j) + pass, fmt.Sprintf("%s at %.2fs, + a monitor period and a reaction", evs[j].what, at(j).Seconds())}, true
 	case c.kind == "pod" && c.what == "DisruptionTarget=True":
 		var after time.Duration
@@ -335,13 +342,7 @@ func (s settings) windowOf(evs []event, i int, lastRenewal map[string]time.Durat
 		if j < 0 {
 			return window{}, false
 		}
-		// A pod that arrives on a node already tainted is timed from its
-		// arrival.
-		if k := latest(func(_ event, xc change) bool {
-			return xc.kind == "pod" && xc.name == c.name && xc.what == "created"
-		}); k > j {
-			j = k
-		}
+		j = max(j, arrival())
 		// The controller saw the cause no later than the trace, and at most
 		// a lag earlier.
 		return window{at(j) + after - s.lag, at(j) + after + s.hop(),

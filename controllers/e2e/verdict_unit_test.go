@@ -190,11 +190,13 @@ func TestCheckTimes(t *testing.T) {
 			}
 		})
 	}
-	// A pod created on a node already tainted is timed from its creation:
-	// marked 2 s after it, not 2 s after the taint.
+	// A pod created on a node already Unknown and tainted is timed from its
+	// creation: marked not ready at once, and its toleration 2 s after it,
+	// not after the node's changes.
 	arrival := func(markedAt time.Duration) []event {
 		return append(silentNode(),
 			at(9*s, "pod ns/c created", "n1", unreachableFor2s),
+			at(9050*ms, "pod ns/c Ready=False", "n1", unreachableFor2s),
 			at(markedAt, "pod ns/c DisruptionTarget=True", "n1", unreachableFor2s),
 			at(markedAt+50*ms, "pod ns/c deleted", "n1", unreachableFor2s))
 	}
