@@ -201,11 +201,15 @@ func TestCheckTimes(t *testing.T) {
 			at(markedAt+50*ms, "pod ns/c deleted", "n1", unreachableFor2s))
 	}
 	if p := checkTimes(arrival(11100*ms), testSettings, testRenewals); len(p) != 0 {
-		t.Errorf("a pod marked its toleration after its creation: %q", p)
+		t.Errorf("a pod marked not ready, then its toleration, after its creation: %q", p)
 	}
 	want := `"pod ns/c DisruptionTarget=True" at 9.20s, outside [10.99s, 11.14s]: pod ns/c created at 9.00s + toleration 2s`
 	if p := checkTimes(arrival(9200*ms), testSettings, testRenewals); !slices.ContainsFunc(p, func(p string) bool { return strings.Contains(p, want) }) {
 		t.Errorf("a pod marked before its toleration after its creation ran out: problems %q, want %s", p, want)
+	}
+	want = `"pod ns/c Ready=False" at 11.00s, outside [9.00s, 10.14s]: pod ns/c created at 9.00s`
+	if p := checkTimes(moveTo(arrival(11100*ms), "pod ns/c Ready=False", 11*s), testSettings, testRenewals); !slices.ContainsFunc(p, func(p string) bool { return strings.Contains(p, want) }) {
+		t.Errorf("a pod marked not ready a pass after its creation: problems %q, want %s", p, want)
 	}
 	// A lag measured on a busy machine widens every upper bound with it.
 	late := moveTo(silentNode(), "pod ns/a deleted", 5600*ms)
