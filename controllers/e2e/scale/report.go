@@ -188,4 +188,10 @@ func summarize(w io.Writer, results []Result) {
 		}
 		fmt.Fprintf(w, "- %s, %s: %s\n", r.Scenario, r.Variant, strings.Join(parts, ", "))
 	}
+	for _, r := range results {
+		if r.Watcher != nil {
+			fmt.Fprintf(w, "- %s, %s: the watcher beside it (watches only) used %s of CPU over the scenario, peak RSS %.0f MiB\n",
+				r.Scenario, r.Variant, r.Watcher.CPU.Round(10*time.Millisecond), float64(r.Watcher.PeakRSS)/(1<<20))
+		}
+	}
 }

@@ -92,6 +92,10 @@ type Result struct {
 	// PeakRSS is the controllers' peak resident memory (summed over our two
 	// programs), in bytes.
 	PeakRSS int64
+	// Watcher is, with -watcher, the usage over the scenario (CPU) and
+	// whole life (peak RSS) of a program beside the controllers that only
+	// watches what they watch: the floor any implementation of them pays.
+	Watcher *framework.Usage `json:",omitempty"`
 	// APILatency is kube-apiserver's latency over the scenario.
 	APILatency Latency
 	// Setup is how long building the cluster took (nodes and pods created
@@ -133,7 +137,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 		t.Fatal(err)
 	}
 	cp := framework.Start(t, framework.Options{
-		Users:         []string{controllersUser, "kwok"},
+		Users:         []string{controllersUser, "kwok", watcherUser},
 		APIServerArgs: auditArgs(policy, auditLog),
 	})
 	cfg := rest.CopyConfig(cp.Config)
@@ -157,6 +161,10 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 		t.Fatal(err)
 	}
 	controllers := r.startControllers(v)
+	var watcher []*framework.Process
+	if *watcherFlag {
+		watcher = r.startWatcher()
+	}
 
 	setup := time.Now()
 	if err := shape.create(ctx, client, 32); err != nil {
@@ -171,6 +179,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 	res.Setup = time.Since(setup)
 
 	before := usageOf(t, controllers)
+	watcherBefore := usageOf(t, watcher)
 	lat0, err := scrapeLatency(ctx, client)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +202,10 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 	time.Sleep(sc.settle)
 	stopProfiling()
 	after := usageOf(t, controllers)
+	if watcher != nil {
+		u := usageOf(t, watcher)
+		res.Watcher = &framework.Usage{CPU: u.CPU - watcherBefore.CPU, PeakRSS: u.PeakRSS}
+	}
 	lat1, err := scrapeLatency(ctx, client)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +274,7 @@ func (r *runner) startControllers(v Variant) []*framework.Process {
 			t.Fatal(err)
 		}
 		args := append(slices.Clone(common), "--controllers=node-lifecycle-controller,taint-eviction-controller", "--secure-port=0")
-		p, err := r.cp.Run("kcm-controllers", bin.ControllerManager, append(args, lifecycleFlags...)...)
+		p, err := r.runWithEnv("kcm-controllers", bin.ControllerManager, append(args, lifecycleFlags...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +286,7 @@ func (r *runner) startControllers(v Variant) []*framework.Process {
 		}
 		args := append(slices.Clone(common), "--controllers=node-lifecycle-controller,taint-eviction-controller")
 		args = append(args, r.endpointFlags()...)
-		p, err := r.cp.Run("evictkit-controller-manager", bin, append(args, lifecycleFlags...)...)
+		p, err := r.runWithEnv("evictkit-controller-manager", bin, append(args, lifecycleFlags...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +302,7 @@ func (r *runner) startControllers(v Variant) []*framework.Process {
 			if program == "node-lifecycle-controller" {
 				args = append(args, lifecycleFlags...)
 			}
-			p, err := r.cp.Run(program, bin, args...)
+			p, err := r.runWithEnv(program, bin, args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,6 +312,44 @@ func (r *runner) startControllers(v Variant) []*framework.Process {
 	}
 	t.Fatalf("scale: unknown variant %q", v)
 	return nil
+}
+
+// watcherUser is the watcher's user, so that its requests are not counted
+// as the controllers'.
+const watcherUser = "scale-watcher"
+
+// startWatcher starts the watcher (package watcher beside this one), with
+// -env's variables as the controllers.
+func (r *runner) startWatcher() []*framework.Process {
+	kubeconfig, err := r.cp.KubeconfigOf(watcherUser)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	bin, err := framework.BuildProgram("../..", "./e2e/scale/watcher", "scale-watcher")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	p, err := r.runWithEnv("scale-watcher", bin, "--kubeconfig="+kubeconfig)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return []*framework.Process{p}
+}
+
+// runWithEnv runs a controller program as the control plane's Run does, with
+// -env's variables added to its environment: env(1) sets them and execs the
+// program in its own process, so its pid, CPU and RSS are the program's.
+func (r *runner) runWithEnv(name, path string, args ...string) (*framework.Process, error) {
+	if *envFlag == "" {
+		return r.cp.Run(name, path, args...)
+	}
+	env := strings.Split(*envFlag, ",")
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return nil, fmt.Errorf("scale: -env %q: %q is not NAME=VALUE", *envFlag, kv)
+		}
+	}
+	return r.cp.Run(name, "/usr/bin/env", append(append(env, path), args...)...)
 }
 
 // usageOf sums the usage of ps (their peak RSS too: they run side by side).
@@ -365,32 +416,42 @@ func (r *runner) renewLeases(ctx context.Context, nodes []string) (map[string]st
 	return written, err
 }
 
+// silenced are nodes whose Leases the run renewed last at one time: their
+// grace periods run from renewed.
+type silenced struct {
+	nodes   []string
+	renewed time.Time
+}
+
 // silence stops the heartbeats of nodes and makes sure kwok stopped: each
 // node's Lease is renewed once more by the run itself, and a node whose Lease
 // moves on after that, a renewal interval later, is one kwok still keeps
 // alive (kwok v0.8.0 sometimes misses a node leaving its label selector: at
 // 1,000 nodes it renewed 21 silenced nodes to the end of a run). Those are
-// silenced again, up to a few times.
-func (r *runner) silence(ctx context.Context, nodes []string) error {
+// silenced again, up to a few times. It returns the nodes by the time of
+// their last renewal, earliest first.
+func (r *runner) silence(ctx context.Context, nodes []string) ([]silenced, error) {
 	if err := r.setHeartbeat(ctx, nodes, false); err != nil {
-		return err
+		return nil, err
 	}
+	var out []silenced
 	for round := 1; ; round++ {
 		// kwok's last renewals, even a late one, are then behind us, and
 		// no Lease expired yet (renewal interval < grace period).
 		if err := sleep(ctx, renewInterval); err != nil {
-			return err
+			return nil, err
 		}
 		written, err := r.renewLeases(ctx, nodes)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		renewed := time.Now()
 		if err := sleep(ctx, renewInterval+renewInterval/2); err != nil {
-			return err
+			return nil, err
 		}
 		list, err := r.client.CoordinationV1().Leases(v1.NamespaceNodeLease).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return fmt.Errorf("scale: listing node Leases: %w", err)
+			return nil, fmt.Errorf("scale: listing node Leases: %w", err)
 		}
 		var alive []string
 		for _, l := range list.Items {
@@ -399,18 +460,25 @@ func (r *runner) silence(ctx context.Context, nodes []string) error {
 			}
 		}
 		if len(alive) == 0 {
-			return nil
+			return append(out, silenced{nodes: nodes, renewed: renewed}), nil
 		}
 		slices.Sort(alive)
 		r.t.Logf("scale: kwok still renews %d silenced nodes (%s): silencing them again", len(alive), head(alive))
 		if round == 5 {
-			return fmt.Errorf("scale: kwok still renews %d silenced nodes after %d tries: %s", len(alive), round, head(alive))
+			return nil, fmt.Errorf("scale: kwok still renews %d silenced nodes after %d tries: %s", len(alive), round, head(alive))
 		}
+		var stopped []string
+		for _, n := range nodes {
+			if _, ok := slices.BinarySearch(alive, n); !ok {
+				stopped = append(stopped, n)
+			}
+		}
+		out = append(out, silenced{nodes: stopped, renewed: renewed})
 		if err := r.setHeartbeat(ctx, alive, true); err != nil {
-			return err
+			return nil, err
 		}
 		if err := r.setHeartbeat(ctx, alive, false); err != nil {
-			return err
+			return nil, err
 		}
 		nodes = alive
 	}

@@ -16,6 +16,8 @@ var (
 	variantsFlag  = flag.String("variants", "kcm,ours", "whose controllers to run, comma-separated: kcm, ours (one process), ours-split (two programs)")
 	profileFlag   = flag.String("profile", "", "folder for CPU and heap profiles of ours over each scenario; empty means none")
 	outFlag       = flag.String("out", "", "folder for results.json, summary.md and the plots; empty means none")
+	watcherFlag   = flag.Bool("watcher", false, "also run, beside each variant's controllers, a program that only watches what they watch, and report its CPU and peak RSS: the floor any implementation pays")
+	envFlag       = flag.String("env", "", "environment variables for every variant's controllers, comma-separated NAME=VALUE (GOMAXPROCS=1,GOGC=200); empty means the test's own")
 )
 
 // TestScale runs each scenario with kube-controller-manager's controllers

@@ -36,10 +36,11 @@ type scenario struct {
 // userTaint is the taint the taint scenario adds: a user draining nodes.
 var userTaint = v1.Taint{Key: "evictkit.io/maintenance", Value: "true", Effect: v1.TaintEffectNoExecute}
 
-// flapSilence is how long a flapping node stays silent: past the grace
-// period and the short tolerations of its pods (with the eviction rate's
-// spread and a margin), short of the long ones.
-const flapSilence = gracePeriod + 35*time.Second
+// flapSilence is how long a flapping node stays silent after its Lease's last
+// renewal: past the grace period and the short tolerations of its pods (with
+// the spread of the marking pass and of the evictions under the client's
+// rate limit, and a margin), short of the long ones.
+const flapSilence = gracePeriod + 40*time.Second
 
 // scenarios are every scenario, by name, in the order they run.
 var scenarios = []scenario{
@@ -56,7 +57,8 @@ var scenarios = []scenario{
 		},
 		expect: podsOf(func(r role) bool { _, ok := r.tolerationOf(); return ok }),
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			return r.setHeartbeat(ctx, r.names(affected), false)
+			_, err := r.silence(ctx, r.names(affected))
+			return err
 		},
 		done: evictedAll,
 		bound: func(s Shape) time.Duration {
@@ -76,14 +78,21 @@ var scenarios = []scenario{
 		},
 		expect: podsOf(func(r role) bool { return r == tolerateShort }),
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			nodes := r.names(affected)
-			if err := r.setHeartbeat(ctx, nodes, false); err != nil {
+			groups, err := r.silence(ctx, r.names(affected))
+			if err != nil {
 				return err
 			}
-			if err := sleep(ctx, time.Until(r.start.Add(flapSilence))); err != nil {
-				return err
+			// Each node comes back flapSilence after its last renewal, so
+			// that one kwok kept alive a while longer is silent as long.
+			for _, g := range groups {
+				if err := sleep(ctx, time.Until(g.renewed.Add(flapSilence))); err != nil {
+					return err
+				}
+				if err := r.setHeartbeat(ctx, g.nodes, true); err != nil {
+					return err
+				}
 			}
-			return r.setHeartbeat(ctx, nodes, true)
+			return nil
 		},
 		done: func(r *runner, affected []int, expected int) (bool, string) {
 			nodes := r.names(affected)
@@ -139,7 +148,8 @@ var scenarios = []scenario{
 		// pod evicted before its toleration ends) and to kcm's writes per
 		// eviction, nothing more.
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			return r.silence(ctx, r.names(affected))
+			_, err := r.silence(ctx, r.names(affected))
+			return err
 		},
 		done: func(r *runner, affected []int, _ int) (bool, string) {
 			nodes := r.names(affected)

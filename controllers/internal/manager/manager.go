@@ -108,16 +108,17 @@ func (t *Term) ClientOf(controller string) (kubernetes.Interface, error) {
 // the one namespace whose Leases the node lifecycle controller may read.
 func (t *Term) NodeLeases() informers.SharedInformerFactory {
 	if t.nodeLeases == nil {
-		t.nodeLeases = newFactory(t.Client, informers.WithNamespace(v1.NamespaceNodeLease))
+		t.nodeLeases = NewFactory(t.Client, informers.WithNamespace(v1.NamespaceNodeLease))
 	}
 	return t.nodeLeases
 }
 
-// newFactory is a shared informer factory that keeps no managed fields in
-// its caches, as kube-controller-manager's: they are most of a small
-// object's bytes and no controller reads them, and a write of an object
-// without them leaves the server's unchanged.
-func newFactory(client kubernetes.Interface, opts ...informers.SharedInformerOption) informers.SharedInformerFactory {
+// NewFactory is the shared informer factory of every controller program
+// (and of the scale harness's watcher, which measures what it costs alone).
+// It keeps no managed fields in its caches, as kube-controller-manager's:
+// they are most of a small object's bytes and no controller reads them, and
+// a write of an object without them leaves the server's unchanged.
+func NewFactory(client kubernetes.Interface, opts ...informers.SharedInformerOption) informers.SharedInformerFactory {
 	opts = append(opts, informers.WithTransform(dropManagedFields))
 	return informers.NewSharedInformerFactoryWithOptions(client, 0, opts...)
 }
@@ -253,7 +254,7 @@ func Main(p Program) {
 // newTerm is a term of p with the configuration c, whose informers watch
 // with client.
 func (p Program) newTerm(c config, client kubernetes.Interface) *Term {
-	t := &Term{Client: client, Informers: newFactory(client)}
+	t := &Term{Client: client, Informers: NewFactory(client)}
 	if len(c.enabled) > 1 {
 		t.clientOf = func(controller string) (kubernetes.Interface, error) {
 			return c.client.Client(p.Name + "/" + controller)

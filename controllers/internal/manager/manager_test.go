@@ -201,7 +201,7 @@ func TestInformersDropManagedFields(t *testing.T) {
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}},
 	}, Spec: corev1.PodSpec{NodeName: "n1"}}
 	client := fake.NewClientset(pod)
-	f := newFactory(client)
+	f := NewFactory(client)
 	inf := f.Core().V1().Pods().Informer()
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
