@@ -20,7 +20,9 @@
 // label evictkit.io/kwok is "on": it posts their Ready status, renews their
 // Leases, and runs, readies and finally deletes their pods. Removing the
 // label silences a node: kwok stops renewing its Lease and the node goes
-// quiet as a crashed kubelet would. Then the controllers: kube-controller-
+// quiet as a crashed kubelet would. Once every node and pod is Ready, the
+// controllers start (as after a restart) and are given time to list the
+// cluster: kube-controller-
 // manager with --controllers=node-lifecycle-controller,taint-eviction-
 // controller, or ours: evictkit-controller-manager hosting the same two
 // (variant ours) or our two programs apart (ours-split), with the same node
