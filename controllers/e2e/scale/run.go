@@ -115,10 +115,37 @@ type runner struct {
 	obs    *observer
 	start  time.Time
 	nodes  []string // every node's name
-	// profile is the folder for ours' profiles ("": none); pprofAddr is
-	// where ours serves them.
-	profile   string
+	opts   options
+	// pprofAddr is where ours serves its profiles, with opts.profile set.
 	pprofAddr string
+}
+
+// options are what a run measures beyond its figures, and how it runs the
+// controllers.
+type options struct {
+	// profile is the folder for ours' CPU and heap profiles; empty means
+	// none.
+	profile string
+	// env are NAME=VALUE pairs added to every controller program's
+	// environment (and the watcher's).
+	env []string
+	// watcher runs, beside the controllers, a program that only watches
+	// what they watch.
+	watcher bool
+}
+
+// parseEnv reads -env's comma-separated NAME=VALUE pairs.
+func parseEnv(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	env := strings.Split(s, ",")
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return nil, fmt.Errorf("scale: -env %q: %q is not NAME=VALUE", s, kv)
+		}
+	}
+	return env, nil
 }
 
 // run builds the cluster, starts the variant's controllers, runs sc and
@@ -127,7 +154,7 @@ type runner struct {
 // With profile set, ours serves Go's profiles, and the CPU profile of the
 // scenario (in 10-second pieces, which go tool pprof merges) and the heap
 // profile at its end are written to that folder.
-func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant, profile string) Result {
+func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant, opts options) Result {
 	t.Helper()
 	res := Result{Scenario: sc.name, Variant: v, Shape: shape}
 	auditDir := t.TempDir()
@@ -146,7 +173,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{t: t, shape: shape, cp: cp, client: client, profile: profile}
+	r := &runner{t: t, shape: shape, cp: cp, client: client, opts: opts}
 	for i := range shape.Nodes {
 		r.nodes = append(r.nodes, shape.nodeName(i))
 	}
@@ -178,7 +205,7 @@ func run(ctx context.Context, t testing.TB, shape Shape, sc scenario, v Variant,
 	})
 	controllers := r.startControllers(v)
 	var watcher []*framework.Process
-	if *watcherFlag {
+	if opts.watcher {
 		watcher = r.startWatcher()
 	}
 	time.Sleep(startSettle(shape))
@@ -358,16 +385,10 @@ func (r *runner) startWatcher() []*framework.Process {
 // -env's variables added to its environment: env(1) sets them and execs the
 // program in its own process, so its pid, CPU and RSS are the program's.
 func (r *runner) runWithEnv(name, path string, args ...string) (*framework.Process, error) {
-	if *envFlag == "" {
+	if len(r.opts.env) == 0 {
 		return r.cp.Run(name, path, args...)
 	}
-	env := strings.Split(*envFlag, ",")
-	for _, kv := range env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return nil, fmt.Errorf("scale: -env %q: %q is not NAME=VALUE", *envFlag, kv)
-		}
-	}
-	return r.cp.Run(name, "/usr/bin/env", append(append(env, path), args...)...)
+	return r.cp.Run(name, "/usr/bin/env", append(append(slices.Clone(r.opts.env), path), args...)...)
 }
 
 // usageOf sums the usage of ps (their peak RSS too: they run side by side).
@@ -591,9 +612,9 @@ func head(items []string) string {
 }
 
 // endpointFlags are our program's metrics flags: no endpoint, or with
-// r.profile one on a free local port that serves Go's profiles.
+// r.opts.profile one on a free local port that serves Go's profiles.
 func (r *runner) endpointFlags() []string {
-	if r.profile == "" {
+	if r.opts.profile == "" {
 		return []string{"--metrics-bind-address=0"}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -608,7 +629,7 @@ func (r *runner) endpointFlags() []string {
 }
 
 // profileCPU fetches CPU profiles of ours, 10 seconds each, into
-// r.profile as NAME-cpu-N.pb.gz until the returned function is called,
+// r.opts.profile as NAME-cpu-N.pb.gz until the returned function is called,
 // which then writes NAME-heap.pb.gz. Without a pprof address it does
 // nothing. A fetch that fails is logged, not fatal: profiles are a help,
 // not the measurement.
@@ -628,7 +649,7 @@ func (r *runner) profileCPU(ctx context.Context, name string) (stop func()) {
 					err = fmt.Errorf("%s: %s", path, resp.Status)
 				}
 				if err == nil {
-					err = os.WriteFile(filepath.Join(r.profile, file), body, 0o644)
+					err = os.WriteFile(filepath.Join(r.opts.profile, file), body, 0o644)
 				}
 			}
 		}
@@ -636,7 +657,7 @@ func (r *runner) profileCPU(ctx context.Context, name string) (stop func()) {
 			r.t.Logf("profile %s: %v", file, err)
 		}
 	}
-	if err := os.MkdirAll(r.profile, 0o755); err != nil {
+	if err := os.MkdirAll(r.opts.profile, 0o755); err != nil {
 		r.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -33,6 +33,11 @@ func TestScale(t *testing.T) {
 	for v := range strings.SplitSeq(*variantsFlag, ",") {
 		chosen = append(chosen, Variant(v))
 	}
+	env, err := parseEnv(*envFlag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := options{profile: *profileFlag, env: env, watcher: *watcherFlag}
 	var results []Result
 	for _, name := range names {
 		sc, ok := scenarioNamed(name)
@@ -47,7 +52,7 @@ func TestScale(t *testing.T) {
 			t.Run(name+"/"+string(v), func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				res := run(ctx, t, shape, sc, v, *profileFlag)
+				res := run(ctx, t, shape, sc, v, opts)
 				for _, p := range res.Problems {
 					t.Errorf("%s", p)
 				}

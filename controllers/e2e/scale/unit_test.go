@@ -204,3 +204,18 @@ func TestParallelCallsEachOnceAndStopsAtAnError(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	assert.EqualValues(t, 4, calls.Load(), "one worker starts nothing after the error")
 }
+
+func TestParseEnvReadsPairsAndNamesTheBadOne(t *testing.T) {
+	env, err := parseEnv("GOMAXPROCS=1,GOGC=200")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GOMAXPROCS=1", "GOGC=200"}, env)
+
+	env, err = parseEnv("")
+	require.NoError(t, err)
+	assert.Empty(t, env)
+
+	_, err = parseEnv("GOMAXPROCS=1,GOGC")
+	assert.ErrorContains(t, err, `"GOGC" is not NAME=VALUE`)
+	_, err = parseEnv("=1")
+	assert.ErrorContains(t, err, `"=1" is not NAME=VALUE`)
+}
