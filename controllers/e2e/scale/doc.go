@@ -37,9 +37,9 @@
 //
 //   - zone: one zone of three goes silent; its nodes are tainted at the
 //     eviction rate and their pods evicted after their tolerations.
-//   - flap: every tenth node goes silent long enough for its short-
-//     tolerating pods to be evicted, then comes back before the long-
-//     tolerating ones are, each node timed from its Lease's last renewal.
+//   - flap: every tenth node goes silent; each comes back as soon as its
+//     short-tolerating pods are evicted, long before its long-tolerating
+//     ones would be.
 //   - taint: a user adds a NoExecute taint to 500 nodes (half the cluster,
 //     if smaller) at once.
 //   - all: every node goes silent; every zone is in full disruption, and

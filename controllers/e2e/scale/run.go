@@ -455,42 +455,32 @@ func (r *runner) renewLeases(ctx context.Context, nodes []string) (map[string]st
 	return written, err
 }
 
-// silenced are nodes whose Leases the run renewed last at one time: their
-// grace periods run from renewed.
-type silenced struct {
-	nodes   []string
-	renewed time.Time
-}
-
 // silence stops the heartbeats of nodes and makes sure kwok stopped: each
 // node's Lease is renewed once more by the run itself, and a node whose Lease
 // moves on after that, a renewal interval later, is one kwok still keeps
 // alive (kwok v0.8.0 sometimes misses a node leaving its label selector: at
 // 1,000 nodes it renewed 21 silenced nodes to the end of a run). Those are
-// silenced again, up to a few times. It returns the nodes by the time of
-// their last renewal, earliest first.
-func (r *runner) silence(ctx context.Context, nodes []string) ([]silenced, error) {
+// silenced again, up to a few times.
+func (r *runner) silence(ctx context.Context, nodes []string) error {
 	if err := r.setHeartbeat(ctx, nodes, false); err != nil {
-		return nil, err
+		return err
 	}
-	var out []silenced
 	for round := 1; ; round++ {
 		// kwok's last renewals, even a late one, are then behind us, and
 		// no Lease expired yet (renewal interval < grace period).
 		if err := sleep(ctx, renewInterval); err != nil {
-			return nil, err
+			return err
 		}
 		written, err := r.renewLeases(ctx, nodes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		renewed := time.Now()
 		if err := sleep(ctx, renewInterval+renewInterval/2); err != nil {
-			return nil, err
+			return err
 		}
 		list, err := r.client.CoordinationV1().Leases(v1.NamespaceNodeLease).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("scale: listing node Leases: %w", err)
+			return fmt.Errorf("scale: listing node Leases: %w", err)
 		}
 		var alive []string
 		for _, l := range list.Items {
@@ -499,25 +489,18 @@ func (r *runner) silence(ctx context.Context, nodes []string) ([]silenced, error
 			}
 		}
 		if len(alive) == 0 {
-			return append(out, silenced{nodes: nodes, renewed: renewed}), nil
+			return nil
 		}
 		slices.Sort(alive)
 		r.t.Logf("scale: kwok still renews %d silenced nodes (%s): silencing them again", len(alive), head(alive))
 		if round == 5 {
-			return nil, fmt.Errorf("scale: kwok still renews %d silenced nodes after %d tries: %s", len(alive), round, head(alive))
+			return fmt.Errorf("scale: kwok still renews %d silenced nodes after %d tries: %s", len(alive), round, head(alive))
 		}
-		var stopped []string
-		for _, n := range nodes {
-			if _, ok := slices.BinarySearch(alive, n); !ok {
-				stopped = append(stopped, n)
-			}
-		}
-		out = append(out, silenced{nodes: stopped, renewed: renewed})
 		if err := r.setHeartbeat(ctx, alive, true); err != nil {
-			return nil, err
+			return err
 		}
 		if err := r.setHeartbeat(ctx, alive, false); err != nil {
-			return nil, err
+			return err
 		}
 		nodes = alive
 	}

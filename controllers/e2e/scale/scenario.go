@@ -36,12 +36,6 @@ type scenario struct {
 // userTaint is the taint the taint scenario adds: a user draining nodes.
 var userTaint = v1.Taint{Key: "evictkit.io/maintenance", Value: "true", Effect: v1.TaintEffectNoExecute}
 
-// flapSilence is how long a flapping node stays silent after its Lease's last
-// renewal: past the grace period and the short tolerations of its pods (with
-// the spread of the marking pass and of the evictions under the client's
-// rate limit, and a margin), short of the long ones.
-const flapSilence = gracePeriod + 40*time.Second
-
 // scenarios are every scenario, by name, in the order they run.
 var scenarios = []scenario{
 	{
@@ -57,12 +51,15 @@ var scenarios = []scenario{
 		},
 		expect: podsOf(func(r role) bool { _, ok := r.tolerationOf(); return ok }),
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			_, err := r.silence(ctx, r.names(affected))
-			return err
+			return r.silence(ctx, r.names(affected))
 		},
 		done: evictedAll,
+		// Marking the zone's nodes Unknown and evicting their pods both
+		// go at the controllers' client rate limit: at 3,000 nodes they,
+		// not the eviction rate, decide when the last pod goes.
 		bound: func(s Shape) time.Duration {
-			return silenceBound(s.Nodes/s.Zones) + longTolerance
+			zone := Shape{Nodes: s.Nodes / s.Zones, PodsPerNode: s.PodsPerNode}
+			return silenceBound(zone.Nodes) + markingBound(zone) + evictingBound(zone.Nodes*zone.PodsPerNode) + longTolerance
 		},
 		settle: 10 * time.Second,
 		check:  checkSilence,
@@ -78,21 +75,10 @@ var scenarios = []scenario{
 		},
 		expect: podsOf(func(r role) bool { return r == tolerateShort }),
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			groups, err := r.silence(ctx, r.names(affected))
-			if err != nil {
+			if err := r.silence(ctx, r.names(affected)); err != nil {
 				return err
 			}
-			// Each node comes back flapSilence after its last renewal, so
-			// that one kwok kept alive a while longer is silent as long.
-			for _, g := range groups {
-				if err := sleep(ctx, time.Until(g.renewed.Add(flapSilence))); err != nil {
-					return err
-				}
-				if err := r.setHeartbeat(ctx, g.nodes, true); err != nil {
-					return err
-				}
-			}
-			return nil
+			return r.bringBackWhenShortGone(ctx, affected, r.start.Add(flapBound(r.shape)))
 		},
 		done: func(r *runner, affected []int, expected int) (bool, string) {
 			nodes := r.names(affected)
@@ -100,7 +86,7 @@ var scenarios = []scenario{
 			tainted := r.obs.tainted(nodes, v1.TaintNodeUnreachable, v1.TaintNodeNotReady)
 			return notReady == 0 && tainted == 0, fmt.Sprintf("%d of %d flapping nodes back, %d still tainted", len(nodes)-notReady, len(nodes), tainted)
 		},
-		bound:  func(s Shape) time.Duration { return silenceBound(s.Nodes/10) + 2*time.Minute },
+		bound:  flapBound,
 		settle: 10 * time.Second,
 		check:  checkSilence,
 	},
@@ -148,8 +134,7 @@ var scenarios = []scenario{
 		// pod evicted before its toleration ends) and to kcm's writes per
 		// eviction, nothing more.
 		act: func(ctx context.Context, r *runner, affected []int) error {
-			_, err := r.silence(ctx, r.names(affected))
-			return err
+			return r.silence(ctx, r.names(affected))
 		},
 		done: func(r *runner, affected []int, _ int) (bool, string) {
 			nodes := r.names(affected)
@@ -160,6 +145,52 @@ var scenarios = []scenario{
 		// Several monitor periods, for the evictions the pass started.
 		settle: shortTolerance + 25*time.Second,
 	},
+}
+
+// flapBound bounds the flap scenario: silencing a tenth of s's nodes,
+// marking them Unknown, tainting them and evicting their short-tolerating
+// pods, and two minutes for them to come back.
+func flapBound(s Shape) time.Duration {
+	flapping := Shape{Nodes: (s.Nodes + 9) / 10, PodsPerNode: s.PodsPerNode}
+	return silenceBound(flapping.Nodes) + markingBound(flapping) + evictingBound(flapping.Nodes*s.shortPerNode()) + 2*time.Minute
+}
+
+// bringBackWhenShortGone brings each of the silenced nodes affected back
+// once every pod of it that tolerates a silent node only shortly has been
+// evicted: its pods that tolerate it long then stay, their toleration
+// longTolerance-shortTolerance from its end. Nodes are not brought back at
+// a fixed time: how long marking, tainting and evicting take grows with
+// the cluster and the machine's load (at 3,000 nodes on 2 cores, a silence
+// of the grace period and 40 seconds ended before a third of the flapping
+// nodes were tainted). It returns at deadline with the nodes left silent.
+func (r *runner) bringBackWhenShortGone(ctx context.Context, affected []int, deadline time.Time) error {
+	short := r.shape.shortPerNode()
+	silent := map[string]bool{}
+	for _, n := range r.names(affected) {
+		silent[n] = true
+	}
+	for len(silent) > 0 && time.Now().Before(deadline) {
+		gone := map[string]int{}
+		for _, e := range r.obs.evictedSince(r.start) {
+			if silent[e.Node] {
+				gone[e.Node]++
+			}
+		}
+		var back []string
+		for n := range silent {
+			if gone[n] >= short {
+				back = append(back, n)
+				delete(silent, n)
+			}
+		}
+		if err := r.setHeartbeat(ctx, back, true); err != nil {
+			return err
+		}
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sleep waits d, or until ctx ends (its error then).
@@ -190,6 +221,13 @@ func silenceBound(n int) time.Duration {
 func markingBound(s Shape) time.Duration {
 	requests := s.Nodes * (s.PodsPerNode + 2)
 	return 2 * time.Duration(requests) * time.Second / apiQPS
+}
+
+// evictingBound bounds the time the taint-eviction controller takes to
+// evict n pods: a delete and an Event each, under its client rate limit;
+// twice that for a busy machine.
+func evictingBound(n int) time.Duration {
+	return 2 * time.Duration(2*n) * time.Second / apiQPS
 }
 
 // podsOf returns an expect function: the pods of the affected nodes whose

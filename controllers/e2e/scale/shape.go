@@ -69,6 +69,18 @@ func (r role) tolerationOf() (d time.Duration, ok bool) {
 // user tainted with a NoExecute taint no pod names.
 func (r role) evictedByUserTaint() bool { return r != tolerateAll }
 
+// shortPerNode is how many pods of a node tolerate a silent node only
+// shortly.
+func (s Shape) shortPerNode() int {
+	n := 0
+	for j := range s.PodsPerNode {
+		if roleOf(j) == tolerateShort {
+			n++
+		}
+	}
+	return n
+}
+
 func (s Shape) nodeName(i int) string { return fmt.Sprintf("n-%05d", i) }
 func (s Shape) zoneOf(i int) string   { return fmt.Sprintf("zone-%d", i%s.Zones) }
 func (s Shape) podName(node, j int) string {

@@ -219,3 +219,14 @@ func TestParseEnvReadsPairsAndNamesTheBadOne(t *testing.T) {
 	_, err = parseEnv("=1")
 	assert.ErrorContains(t, err, `"=1" is not NAME=VALUE`)
 }
+
+func TestZoneBoundCoversMarkingAndEvictingAtTheRateLimit(t *testing.T) {
+	zone, ok := scenarioNamed("zone")
+	require.True(t, ok)
+	// The last evictions measured on 2 cores: kube-controller-manager's at
+	// 1,000 nodes of 10 pods, and ours at 3,000, where marking a zone of
+	// 1,000 nodes Unknown and evicting its pods at 100 requests a second
+	// took longer than silence, grace and the eviction rate allow.
+	assert.Greater(t, zone.bound(Shape{Nodes: 1000, PodsPerNode: 10, Zones: 3}), 3*time.Minute+14*time.Second)
+	assert.Greater(t, zone.bound(Shape{Nodes: 3000, PodsPerNode: 10, Zones: 3}), 5*time.Minute+59*time.Second)
+}
