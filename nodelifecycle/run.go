@@ -21,8 +21,9 @@ const (
 	// UpdateNodeStatus writes [Call.Status].Status (UpdateStatus).
 	UpdateNodeStatus
 	// SwapTaints writes [Call.Swap] to the node as upstream's SwapNodeControllerTaint does:
-	// read the node, add Swap.Add stamped with the current time, remove Swap.Remove, write,
-	// retrying conflicts. [Swap.Apply] computes the result.
+	// read the node, add Swap.Add stamped with the current time, remove Swap.Remove and,
+	// unless that changes nothing, write the taints with the resourceVersion read, retrying
+	// conflicts. [Swap.Apply] computes the result.
 	SwapTaints
 	// UpdatePodStatus writes [Call.Pod].Status (UpdateStatus). A NotFound error (as
 	// k8s.io/apimachinery's errors.IsNotFound sees it) tells the Monitor the pod is gone: it

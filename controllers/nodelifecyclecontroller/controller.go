@@ -2,6 +2,7 @@ package nodelifecyclecontroller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,10 +11,12 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coordinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -585,18 +588,54 @@ func (a *api) UpdateNodeStatus(ctx context.Context, node *v1.Node) error {
 	return err
 }
 
-// SwapTaints reads the node, applies s and writes it back, again on a
-// conflict, as upstream's SwapNodeControllerTaint does.
+// SwapTaints writes s to the node as upstream's SwapNodeControllerTaint does:
+// it reads the node (from the API server's cache first, from etcd after a
+// conflict), applies s and, unless that changes nothing, sends the new taint
+// list as a strategic merge patch carrying the resourceVersion it read, so
+// that a write which overtook the read is a conflict, tried again with
+// upstream's backoff. A patch, not an update, keeps the fields of a newer
+// Node than this client knows.
 func (a *api) SwapTaints(ctx context.Context, name string, s nodelifecycle.Swap) error {
-	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		node, err := a.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	// upstream's UpdateTaintBackoff: five tries, 100 ms apart, each wait
+	// stretched by up to 100 %
+	backoff := wait.Backoff{Steps: 5, Duration: 100 * time.Millisecond, Jitter: 1.0}
+	read := metav1.GetOptions{ResourceVersion: "0"}
+	return retry.RetryOnConflict(backoff, func() error {
+		node, err := a.client.CoreV1().Nodes().Get(ctx, name, read)
+		read = metav1.GetOptions{}
 		if err != nil {
 			return err
 		}
-		node.Spec.Taints = s.Apply(node.Spec.Taints, a.clock.Now())
-		_, err = a.client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+		list := s.Apply(node.Spec.Taints, a.clock.Now())
+		if equality.Semantic.DeepEqual(list, node.Spec.Taints) {
+			return nil
+		}
+		patch, err := taintPatch(node.ResourceVersion, list)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		_, err = a.client.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
 		return err
 	})
+}
+
+// taintPatch is the strategic merge patch that sets a node's taints to list
+// if its resourceVersion is still rv. spec.taints has no merge key, so the
+// list replaces the stored one; an empty list removes the field.
+func taintPatch(rv string, list []v1.Taint) ([]byte, error) {
+	var p struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+		Spec struct {
+			Taints []v1.Taint `json:"taints"`
+		} `json:"spec"`
+	}
+	p.Metadata.ResourceVersion = rv
+	if len(list) > 0 {
+		p.Spec.Taints = list
+	}
+	return json.Marshal(p)
 }
 
 // UpdatePodStatus writes a pod marked not ready, or given reason NodeLost.

@@ -498,7 +498,7 @@ func TestNoScheduleRetries(t *testing.T) {
 	h := newHarness(t, readyNode("b", v1.ConditionFalse))
 	var mu sync.Mutex
 	failures := 2
-	h.client.PrependReactor("update", "nodes", func(a clienttesting.Action) (bool, runtime.Object, error) {
+	h.client.PrependReactor("patch", "nodes", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if a.GetSubresource() != "" || failures == 0 {

@@ -46,7 +46,7 @@ func TestDeployRBAC(t *testing.T) {
 		}
 		found = true
 		want := map[string][]string{
-			"nodes":        {"get", "list", "watch", "update"},
+			"nodes":        {"get", "list", "watch", "patch"},
 			"nodes/status": {"update"},
 			"pods":         {"get", "list", "watch"},
 			"pods/status":  {"update"},

@@ -15,8 +15,10 @@
 // rate-limited tainting queues; on every node add or update it keeps the
 // NoSchedule taints in line with the node's conditions; on every pod bound to
 // a node that is not ready it marks the pod not ready. The writes are
-// upstream's: UpdateStatus for nodes and pods, taints read-modify-written
-// with conflict retries.
+// upstream's: UpdateStatus for nodes and pods; taints read (from the API
+// server's cache first) and written as a strategic merge patch that carries
+// the resourceVersion read, retried on a conflict, and not written when they
+// would not change.
 //
 // It records upstream's events, with upstream's source ([EventSource],
 // "node-controller"), through core/v1 Events: RegisteredNode and

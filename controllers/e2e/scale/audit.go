@@ -53,8 +53,15 @@ type auditEvent struct {
 	StageTimestamp time.Time `json:"stageTimestamp"`
 }
 
-// Requests counts API requests by verb and resource ("pods/status").
+// Requests counts API requests by verb and resource ("pods/status"). A
+// request the API server refused (a 4xx answer: a conflict with the
+// resourceVersion it carried, a pod already gone) wrote nothing and counts
+// apart, as "refused patch nodes": how many there are depends on how the
+// controllers' writes fell between kwok's, not on what they decided.
 type Requests map[string]int
+
+// refused prefixes the key of a request the API server refused.
+const refused = "refused "
 
 // key is how Requests names a request: "patch pods/status".
 func requestKey(verb, resource, subresource string) string {
@@ -132,7 +139,11 @@ func countAudit(r io.Reader, user string, since time.Time) (Requests, error) {
 		if e.ObjectRef != nil {
 			resource, sub = e.ObjectRef.Resource, e.ObjectRef.Subresource
 		}
-		out[requestKey(e.Verb, resource, sub)]++
+		key := requestKey(e.Verb, resource, sub)
+		if e.ResponseStatus != nil && e.ResponseStatus.Code >= 400 && e.ResponseStatus.Code < 500 {
+			key = refused + key
+		}
+		out[key]++
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("scale: audit log: %w", err)

@@ -57,9 +57,12 @@
 // NoExecute taints the controllers add and remove, each run's timing checked
 // against its own inputs (a pod is evicted no earlier than its taint's
 // timeAdded plus its tolerationSeconds), the controllers' API requests by
-// verb and resource (from kube-apiserver's audit log), their CPU seconds and
+// verb and resource (from kube-apiserver's audit log; a request it refused,
+// such as a taint patch whose resourceVersion a kwok status write overtook,
+// wrote nothing and counts apart), their CPU seconds and
 // peak RSS (from /proc), and kube-apiserver's request latency (from its
 // metrics). TestScale fails when ours evicts other pods than
-// kube-controller-manager, or either evicts other pods than the scenario
-// predicts from its inputs.
+// kube-controller-manager, adds or removes other NoExecute taints, writes
+// more per eviction (Events apart), or either evicts other pods than the
+// scenario predicts from its inputs.
 package scale

@@ -15,6 +15,7 @@ import (
 const auditSample = `{"kind":"Event","verb":"patch","user":{"username":"scale-controllers"},"objectRef":{"resource":"pods","subresource":"status","namespace":"scale","name":"p-00001-01"},"responseStatus":{"code":200},"stageTimestamp":"2026-12-02T10:00:01.000000Z"}
 {"kind":"Event","verb":"delete","user":{"username":"scale-controllers"},"objectRef":{"resource":"pods","namespace":"scale","name":"p-00001-01"},"responseStatus":{"code":200},"stageTimestamp":"2026-12-02T10:00:02.000000Z"}
 {"kind":"Event","verb":"delete","user":{"username":"scale-controllers"},"objectRef":{"resource":"pods","namespace":"scale","name":"p-00001-02"},"responseStatus":{"code":200},"stageTimestamp":"2026-12-02T10:00:03.000000Z"}
+{"kind":"Event","verb":"patch","user":{"username":"scale-controllers"},"objectRef":{"resource":"nodes","name":"n-00001"},"responseStatus":{"code":409},"stageTimestamp":"2026-12-02T10:00:04.000000Z"}
 {"kind":"Event","verb":"list","user":{"username":"scale-controllers"},"objectRef":{"resource":"nodes"},"responseStatus":{"code":200},"stageTimestamp":"2026-12-02T09:59:00.000000Z"}
 {"kind":"Event","verb":"update","user":{"username":"kwok"},"objectRef":{"resource":"leases"},"responseStatus":{"code":200},"stageTimestamp":"2026-12-02T10:00:03.000000Z"}
 
@@ -24,21 +25,21 @@ func TestCountAuditByVerbAndResourceForOneUserSinceATime(t *testing.T) {
 	since := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	got, err := countAudit(strings.NewReader(auditSample), controllersUser, since)
 	require.NoError(t, err)
-	assert.Equal(t, Requests{"patch pods/status": 1, "delete pods": 2}, got)
-	assert.Equal(t, 3, got.Writes())
+	assert.Equal(t, Requests{"patch pods/status": 1, "delete pods": 2, "refused patch nodes": 1}, got)
+	assert.Equal(t, 3, got.Writes(), "a patch refused with a conflict wrote nothing")
 	assert.Equal(t, 3, got.DecisionWrites(), "no Event among them")
-	assert.Equal(t, 3, got.Total())
+	assert.Equal(t, 4, got.Total())
 
 	all, err := countAudit(strings.NewReader(auditSample), controllersUser, time.Time{})
 	require.NoError(t, err)
-	assert.Equal(t, 4, all.Total(), "the list before since counts when since is zero")
+	assert.Equal(t, 5, all.Total(), "the list before since counts when since is zero")
 	assert.Equal(t, 3, all.Writes(), "a list is no write")
 }
 
 func TestCountAuditNamesTheBadLine(t *testing.T) {
 	_, err := countAudit(strings.NewReader(auditSample+"{not json\n"), controllersUser, time.Time{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "line 7")
+	assert.Contains(t, err.Error(), "line 8")
 }
 
 const metricsSample = `# HELP apiserver_request_duration_seconds [STABLE] Response latency
